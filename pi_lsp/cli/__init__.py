@@ -1,0 +1,52 @@
+"""The ``pi-lsp`` command line: sub-commands for sessions, context files, compaction and turns.
+
+Each ``pi_lsp/cli/*_cmd.py`` module contributes a sub-command through ``register(subparsers)``.
+Modules keep heavy imports (litellm, pygls) inside their handlers so start-up stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from pi_lsp import __version__
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed as one line on stderr, exit status 1."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, with every ``*_cmd`` module's sub-commands."""
+    parser = argparse.ArgumentParser(
+        prog="pi-lsp",
+        description="pi_lsp: an LSP daemon with pi's coding-agent memory.",
+    )
+    parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    package = importlib.import_module("pi_lsp.cli")
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.endswith("_cmd"):
+            importlib.import_module(f"pi_lsp.cli.{info.name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``pi-lsp`` console script and ``python -m pi_lsp``."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        result = handler(args)
+    except CommandError as exc:
+        print(f"pi-lsp: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+    return int(result or 0)

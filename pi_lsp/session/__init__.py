@@ -1,0 +1,20 @@
+"""pi's session memory: the append-only JSONL tree, its index, context building and listing.
+
+Plain Python; never imports pygls or lsprotocol (see tests/unit/test_architecture.py).
+"""
+
+from pi_lsp.session.context import SessionContext, build_context, path_to_root
+from pi_lsp.session.records import Diagnostic, Record, SessionFileError
+from pi_lsp.session.store import ABSENT, EntryNotFoundError, SessionStore
+
+__all__ = [
+    "ABSENT",
+    "Diagnostic",
+    "EntryNotFoundError",
+    "Record",
+    "SessionContext",
+    "SessionFileError",
+    "SessionStore",
+    "build_context",
+    "path_to_root",
+]

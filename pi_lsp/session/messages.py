@@ -1,0 +1,204 @@
+"""pydantic models of pi's message and content types (spec §4–5), as stored in session files.
+
+These models are the schema: they validate what pi_lsp writes, generate ``schemas/`` and document
+every field. Loaded entries are *not* converted into them (the store keeps parsed JSON so unknown
+fields survive, D1); a foreign field is always allowed (``extra="allow"``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Open(BaseModel):
+    """Base for every stored object: unknown fields are kept, never rejected."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class TextContent(_Open):
+    """A block of text."""
+
+    type: Literal["text"]
+    text: str
+    textSignature: str | None = None  # noqa: N815
+    """Provider metadata (for example an OpenAI Responses item id); opaque."""
+
+
+class ThinkingContent(_Open):
+    """Model reasoning shown to the user; replayed to providers that accept it."""
+
+    type: Literal["thinking"]
+    thinking: str
+    thinkingSignature: str | None = None  # noqa: N815
+    """Opaque provider signature; can be kilobytes long."""
+    redacted: bool | None = None
+    """True when the reasoning itself lives only in the signature."""
+
+
+class ImageContent(_Open):
+    """An inline image."""
+
+    type: Literal["image"]
+    data: str
+    """Base64 of the image bytes."""
+    mimeType: str  # noqa: N815
+
+
+class ToolCall(_Open):
+    """One tool invocation requested by the assistant."""
+
+    type: Literal["toolCall"]
+    id: str
+    """Provider tool-call id; the matching tool result carries it as ``toolCallId``."""
+    name: str
+    arguments: dict[str, Any]
+    thoughtSignature: str | None = None  # noqa: N815
+
+
+UserBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+AssistantBlock = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
+
+
+class Cost(_Open):
+    """Cost of one call in USD, split like the token counts."""
+
+    input: float
+    output: float
+    cacheRead: float  # noqa: N815
+    cacheWrite: float  # noqa: N815
+    total: float
+
+
+class Usage(_Open):
+    """Token usage reported by the provider for one assistant message."""
+
+    input: int
+    output: int
+    cacheRead: int  # noqa: N815
+    cacheWrite: int  # noqa: N815
+    totalTokens: int | None = None  # noqa: N815
+    """Absent in older files; context size then falls back to the sum of the four counts."""
+    cost: Cost
+
+
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+
+
+class UserMessage(_Open):
+    """What the user typed (text first, then images)."""
+
+    role: Literal["user"]
+    content: str | list[UserBlock]
+    timestamp: int
+    """Epoch milliseconds."""
+
+
+class AssistantMessage(_Open):
+    """One model reply, possibly partial (``aborted``) or failed (``error``)."""
+
+    role: Literal["assistant"]
+    content: list[AssistantBlock]
+    api: str
+    """Wire API used, e.g. ``anthropic-messages`` or ``openai-completions``."""
+    provider: str
+    model: str
+    usage: Usage
+    stopReason: StopReason  # noqa: N815
+    errorMessage: str | None = None  # noqa: N815
+    timestamp: int
+
+
+class ToolResultMessage(_Open):
+    """The outcome of one tool call."""
+
+    role: Literal["toolResult"]
+    toolCallId: str  # noqa: N815
+    toolName: str  # noqa: N815
+    content: list[UserBlock]
+    details: Any = None
+    """Display-only data (a diff, truncation facts); never sent to the model."""
+    isError: bool  # noqa: N815
+    timestamp: int
+
+
+class BashExecutionMessage(_Open):
+    """A shell command the user ran directly (``!cmd``), with its output."""
+
+    role: Literal["bashExecution"]
+    command: str
+    output: str
+    exitCode: int | None = None  # noqa: N815
+    """Absent when the process was killed."""
+    cancelled: bool
+    truncated: bool
+    fullOutputPath: str | None = None  # noqa: N815
+    timestamp: int
+    excludeFromContext: bool | None = None  # noqa: N815
+    """True for ``!!cmd``: shown to the user, never sent to the model."""
+
+
+class CustomMessage(_Open):
+    """An extension message that enters the model context as a user message."""
+
+    role: Literal["custom"]
+    customType: str  # noqa: N815
+    content: str | list[UserBlock]
+    display: bool
+    details: Any = None
+    timestamp: int
+
+
+class HookMessage(_Open):
+    """Version-2 spelling of :class:`CustomMessage`; migrated to ``custom`` on load."""
+
+    role: Literal["hookMessage"]
+    customType: str  # noqa: N815
+    content: str | list[UserBlock]
+    display: bool
+    details: Any = None
+    timestamp: int
+
+
+class BranchSummaryMessage(_Open):
+    """In-memory form of a ``branch_summary`` entry inside a built context."""
+
+    role: Literal["branchSummary"]
+    summary: str
+    fromId: str  # noqa: N815
+    timestamp: int
+
+
+class CompactionSummaryMessage(_Open):
+    """In-memory form of a ``compaction`` entry inside a built context."""
+
+    role: Literal["compactionSummary"]
+    summary: str
+    tokensBefore: int  # noqa: N815
+    timestamp: int
+
+
+StoredMessage = Annotated[
+    UserMessage
+    | AssistantMessage
+    | ToolResultMessage
+    | BashExecutionMessage
+    | CustomMessage
+    | HookMessage,
+    Field(discriminator="role"),
+]
+"""Roles a ``message`` entry may hold in a file (``hookMessage`` only in version-2 files)."""
+
+ContextMessage = Annotated[
+    UserMessage
+    | AssistantMessage
+    | ToolResultMessage
+    | BashExecutionMessage
+    | CustomMessage
+    | BranchSummaryMessage
+    | CompactionSummaryMessage,
+    Field(discriminator="role"),
+]
+"""Roles of the messages a built context returns (spec §3.1)."""

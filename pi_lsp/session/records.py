@@ -1,0 +1,111 @@
+"""The in-memory index of a session file: one :class:`Record` per entry, plus load diagnostics.
+
+A record keeps the four index fields and the raw line; the full JSON object is parsed on first
+use. Opening a 22k-entry file therefore costs one validating scan, and memory stays close to the
+file size (issue targets: open faster than pi, growth at most 3x the file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pi_lsp.session.jsonl import JsonObject, loads
+
+
+class Record:
+    """One entry of a session: index fields eagerly, the JSON object lazily."""
+
+    __slots__ = ("_value", "id", "line", "parent_id", "raw", "timestamp", "type")
+
+    def __init__(
+        self,
+        *,
+        id: str,
+        parent_id: str | None,
+        type: str,
+        timestamp: str,
+        raw: bytes,
+        value: JsonObject | None = None,
+        line: int = 0,
+    ) -> None:
+        self.id = id
+        """Entry id (8 hex characters when pi or pi_lsp wrote it)."""
+        self.parent_id = parent_id
+        """Parent entry id; None for a root."""
+        self.type = type
+        """Entry type (``message``, ``compaction``, ... or a type pi_lsp does not know)."""
+        self.timestamp = timestamp
+        """ISO time of the append."""
+        self.raw = raw
+        """The JSON text of the line, without the newline."""
+        self._value = value
+        self.line = line
+        """1-based line number in the file; 0 for entries not yet written."""
+
+    @property
+    def value(self) -> JsonObject:
+        """The parsed entry. Shared, not copied: callers must not mutate it."""
+        value = self._value
+        if value is None:
+            value = self._value = loads(self.raw)
+        return value
+
+    @property
+    def role(self) -> str | None:
+        """``message.role`` for message entries, else None."""
+        if self.type != "message":
+            return None
+        message = self.value.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        return role if isinstance(role, str) else None
+
+    def __repr__(self) -> str:
+        return f"Record({self.type} {self.id} <- {self.parent_id})"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A problem found while reading a session file; the load goes on."""
+
+    path: str
+    line: int
+    """1-based physical line number (0 when the problem is not tied to one line)."""
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}"
+
+
+class SessionFileError(Exception):
+    """A session file that cannot be used; it is left exactly as it is (D2)."""
+
+    def __init__(self, path: str | Path, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}" if line else f"{path}: {reason}")
+        self.path = str(path)
+        self.line = line
+        self.reason = reason
+
+
+@dataclass(slots=True)
+class LoadedFile:
+    """What the reader found in a file."""
+
+    path: Path
+    header: JsonObject | None
+    """None for an empty (or missing) file: a new session that will be written there."""
+    records: list[Record]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    from_version: int = 3
+    """Version on disk; below 3 the records were migrated in memory."""
+    size: int = 0
+    """Bytes of the file that were read."""
+    lines: int = 0
+    """Newline characters in what was read (physical lines)."""
+    needs_newline: bool = False
+    """The file does not end with a newline: the next append must start a fresh line."""
+
+    @property
+    def migrated(self) -> bool:
+        """True when the file on disk is older than the records in memory."""
+        return self.from_version < 3 and self.header is not None

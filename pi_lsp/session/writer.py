@@ -1,0 +1,158 @@
+"""Appending to a session file safely: one writer at a time, nothing lost (decision D2).
+
+Every append takes an exclusive ``flock`` on the file, first reads whatever another process
+appended since the last look (the caller indexes it), starts on a fresh line if the file ends in
+a torn line, then writes the new lines with one ``O_APPEND`` write. Rewrites (migrations) keep a
+backup copy and replace the file atomically. This module knows bytes, not entries.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pi_lsp.session.records import SessionFileError
+
+ExternalHandler = Callable[[bytes, int], None]
+"""Called with bytes another process appended and the file offset they start at."""
+
+
+class FileReplacedError(SessionFileError):
+    """The path now names a different file (another program rewrote or removed it)."""
+
+
+class SessionWriter:
+    """Owns appends to one session file."""
+
+    def __init__(self, path: Path, *, size: int, needs_newline: bool) -> None:
+        self.path = path
+        self.size = size
+        """Bytes of the file this process has seen (read or written)."""
+        self.needs_newline = needs_newline
+        self._fd: int | None = None
+        self._identity: tuple[int, int] | None = None
+        self.fsync = False
+        """Also fsync after each append (off by default: a killed process loses nothing
+        without it, since the data is in the page cache)."""
+
+    def close(self) -> None:
+        """Release the file descriptor."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def _descriptor(self) -> int:
+        fd = self._fd
+        if fd is not None:
+            try:
+                st = os.stat(self.path)
+            except FileNotFoundError:
+                raise FileReplacedError(self.path, 0, "session file was removed") from None
+            if (st.st_dev, st.st_ino) != self._identity:
+                raise FileReplacedError(self.path, 0, "session file was replaced by another program")
+            return fd
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        st = os.fstat(fd)
+        self._fd, self._identity = fd, (st.st_dev, st.st_ino)
+        return fd
+
+    @contextmanager
+    def locked(self, on_external: ExternalHandler) -> Iterator[int]:
+        """Hold the exclusive lock with every foreign append already handed to ``on_external``."""
+        fd = self._descriptor()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            self._catch_up(fd, on_external)
+            yield fd
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _catch_up(self, fd: int, on_external: ExternalHandler) -> None:
+        size = os.fstat(fd).st_size
+        if size < self.size:
+            raise FileReplacedError(self.path, 0, "session file shrank: rewritten by another program")
+        if size > self.size:
+            data = os.pread(fd, size - self.size, self.size)
+            start = self.size
+            self.size = size
+            self.needs_newline = not data.endswith(b"\n")
+            on_external(data, start)
+
+    def write(self, fd: int, payload: bytes) -> None:
+        """Append complete ``\\n``-terminated lines; call inside :meth:`locked`."""
+        if self.needs_newline:
+            payload = b"\n" + payload
+        self._write_all(fd, payload)
+        self.size += len(payload)
+        self.needs_newline = False
+        if self.fsync:
+            os.fsync(fd)
+
+    def append(self, payload: bytes, on_external: ExternalHandler) -> None:
+        """Take the lock, catch up with foreign appends, append ``payload``."""
+        with self.locked(on_external) as fd:
+            self.write(fd, payload)
+
+    @staticmethod
+    def _write_all(fd: int, payload: bytes) -> None:
+        view = memoryview(payload)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+
+    def rewrite(self, content: bytes, backup_suffix: str) -> Path:
+        """Replace the file by ``content`` atomically after copying it to a backup; returns it."""
+        backup = _free_name(self.path.with_name(self.path.name + backup_suffix))
+        fd = self._descriptor()
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.fstat(fd).st_size != self.size:
+                raise FileReplacedError(self.path, 0, "session file changed while migrating")
+            shutil.copy2(self.path, backup)
+            atomic_write(self.path, content)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            self.close()
+        self.size = len(content)
+        self.needs_newline = False
+        return backup
+
+
+def atomic_write(path: Path, content: bytes) -> None:
+    """Write a temporary file beside ``path``, fsync it, rename it over ``path``, fsync the dir."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    try:
+        SessionWriter._write_all(fd, content)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def create_exclusive(path: Path, content: bytes) -> None:
+    """Write a new file that must not exist yet (new sessions, forks)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        SessionWriter._write_all(fd, content)
+    finally:
+        os.close(fd)
+
+
+def _free_name(path: Path) -> Path:
+    candidate, n = path, 1
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.{n}")
+        n += 1
+    return candidate

@@ -1,0 +1,57 @@
+"""House rules that keep the layers apart (see ../shared/guides/house-style-anchors.md §3)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "pi_lsp"
+LSP_MODULES = ("pygls", "lsprotocol")
+# Only the protocol layer may speak LSP.
+LSP_ALLOWED = ("protocol/", "server.py", "capabilities.py", "bridge/")
+
+
+def _imports(tree: ast.AST, *, top_level_only: bool) -> list[str]:
+    nodes = tree.body if top_level_only and isinstance(tree, ast.Module) else list(ast.walk(tree))
+    names: list[str] = []
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def _modules() -> list[tuple[str, ast.AST]]:
+    return [
+        (path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(), str(path)))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    ]
+
+
+def test_domain_packages_never_import_lsp() -> None:
+    offenders = [
+        f"{name}: {module}"
+        for name, tree in _modules()
+        if not name.startswith(LSP_ALLOWED)
+        for module in _imports(tree, top_level_only=False)
+        if module.split(".")[0] in LSP_MODULES
+    ]
+    assert offenders == []
+
+
+def test_litellm_is_never_imported_at_module_level() -> None:
+    # litellm costs ~3 s to import: only code paths that call a model may import it, lazily.
+    offenders = [
+        name
+        for name, tree in _modules()
+        for module in _imports(tree, top_level_only=True)
+        if module.split(".")[0] == "litellm"
+    ]
+    assert offenders == []
+
+
+def test_the_architecture_check_sees_imports() -> None:
+    tree = ast.parse("import pygls.lsp\nfrom lsprotocol import types\ndef f():\n    import litellm\n")
+    assert _imports(tree, top_level_only=False) == ["pygls.lsp", "lsprotocol", "litellm"]
+    assert _imports(tree, top_level_only=True) == ["pygls.lsp", "lsprotocol"]
