@@ -19,11 +19,15 @@ from pi_lsp.session.records import Record
 
 @dataclass(slots=True)
 class SessionContext:
-    """What the model sees at a leaf: pi's ``{messages, thinkingLevel, model}``."""
+    """What the model sees at a leaf: pi's ``{messages, thinkingLevel, model}``.
+
+    ``thinking_level`` is whatever the last ``thinking_level_change`` on the path holds (a string
+    for every file pi writes), ``"off"`` when there is none.
+    """
 
     messages: list[JsonObject] = field(default_factory=list)
     """Agent messages in order; ``message`` payloads are shared with the store, not copied."""
-    thinking_level: str = "off"
+    thinking_level: Any = "off"
     model: JsonObject | None = None
     """``{"provider", "modelId"}`` from the last model change or assistant message on the path."""
     has_thinking_entry: bool = False
@@ -112,7 +116,7 @@ def _scan_settings(context: SessionContext, record: Record) -> None:
 
 
 def build_context(path: list[Record]) -> SessionContext:
-    """pi's ``buildSessionContext`` for a root-first path."""
+    """Pi's ``buildSessionContext`` for a root-first path."""
     context = SessionContext()
     compaction_at = -1
     for index, record in enumerate(path):
@@ -125,9 +129,7 @@ def build_context(path: list[Record]) -> SessionContext:
     compaction = path[compaction_at]
     context.messages.append(compaction_message(compaction))
     first_kept = compaction.value.get("firstKeptEntryId")
-    kept_from = next(
-        (i for i in range(compaction_at) if path[i].id == first_kept), compaction_at
-    )
+    kept_from = next((i for i in range(compaction_at) if path[i].id == first_kept), compaction_at)
     _emit(context.messages, path[kept_from:compaction_at])
     _emit(context.messages, path[compaction_at + 1 :])
     return context

@@ -13,14 +13,12 @@ from pi_lsp.session.jsonl import JsonObject
 COMPACTION_PREFIX = (
     "The conversation history before this point was compacted into the following summary:"
 )
-BRANCH_PREFIX = (
-    "The following is a summary of a branch that this conversation came back from:"
-)
+BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:"
 IMAGES_DISABLED = "Image reading is disabled."
 
 
 def bash_execution_text(message: JsonObject) -> str:
-    """pi's ``bashExecutionToText``: the command, its fenced output and how it ended."""
+    """Pi's ``bashExecutionToText``: the command, its fenced output and how it ended."""
     text = f"Ran `{message.get('command', '')}`\n"
     output = message.get("output")
     text += f"```\n{output}\n```" if output else "(no output)"
@@ -63,7 +61,9 @@ def convert_message(message: JsonObject) -> JsonObject | None:
     return None
 
 
-def convert_to_llm(messages: Iterable[JsonObject], *, block_images: bool = False) -> list[JsonObject]:
+def convert_to_llm(
+    messages: Iterable[JsonObject], *, block_images: bool = False
+) -> list[JsonObject]:
     """Convert a context's messages; with ``block_images`` images become a text note."""
     out = []
     for message in messages:

@@ -35,14 +35,14 @@ class SessionHeader(_Open):
     """ISO time the session was created; also the file-name prefix."""
     cwd: str
     """Working directory the session belongs to."""
-    parentSession: str | None = None  # noqa: N815
+    parentSession: str | None = None
     """Absolute path of the file this one was branched or forked from."""
 
 
 class _Entry(_Open):
     id: str
     """8 lowercase hex characters, unique within the file."""
-    parentId: str | None  # noqa: N815
+    parentId: str | None
     """Id of the entry this one follows; null for a root."""
     timestamp: str
     """ISO time of the append (UTC, milliseconds, ``Z``)."""
@@ -61,7 +61,7 @@ class ThinkingLevelChangeEntry(_Entry):
     """The thinking level changed from here on."""
 
     type: Literal["thinking_level_change"]
-    thinkingLevel: str  # noqa: N815
+    thinkingLevel: str
 
 
 class ModelChangeEntry(_Entry):
@@ -69,14 +69,14 @@ class ModelChangeEntry(_Entry):
 
     type: Literal["model_change"]
     provider: str
-    modelId: str  # noqa: N815
+    modelId: str
 
 
 class CompactionDetails(_Open):
     """File lists pi carries from one compaction to the next."""
 
-    readFiles: list[str]  # noqa: N815
-    modifiedFiles: list[str]  # noqa: N815
+    readFiles: list[str]
+    modifiedFiles: list[str]
 
 
 class CompactionEntry(_Entry):
@@ -84,13 +84,13 @@ class CompactionEntry(_Entry):
 
     type: Literal["compaction"]
     summary: str
-    firstKeptEntryId: str  # noqa: N815
+    firstKeptEntryId: str
     """First entry kept verbatim after the summary."""
-    tokensBefore: int  # noqa: N815
+    tokensBefore: int
     """Estimated context size when the compaction was made."""
     details: Any = None
     """``{readFiles, modifiedFiles}`` when pi made it; anything when an extension did."""
-    fromHook: bool | None = None  # noqa: N815
+    fromHook: bool | None = None
     """False when pi generated the summary, true when an extension supplied it."""
 
 
@@ -98,21 +98,21 @@ class BranchSummaryEntry(_Entry):
     """What an abandoned branch learned, hung where the conversation resumed."""
 
     type: Literal["branch_summary"]
-    fromId: str  # noqa: N815
+    fromId: str
     """Entry the branch was left at, or ``"root"``."""
     summary: str
     details: Any = None
-    fromHook: bool | None = None  # noqa: N815
+    fromHook: bool | None = None
 
 
 class CustomEntry(_Open):
     """Extension state; never part of the model context."""
 
     type: Literal["custom"]
-    customType: str  # noqa: N815
+    customType: str
     data: Any = None
     id: str
-    parentId: str | None  # noqa: N815
+    parentId: str | None
     timestamp: str
 
 
@@ -120,13 +120,13 @@ class CustomMessageEntry(_Open):
     """An extension message that enters the context as a user message."""
 
     type: Literal["custom_message"]
-    customType: str  # noqa: N815
+    customType: str
     content: str | list[UserBlock]
     display: bool
     """Whether a UI shows it; the model always sees it."""
     details: Any = None
     id: str
-    parentId: str | None  # noqa: N815
+    parentId: str | None
     timestamp: str
 
 
@@ -134,7 +134,7 @@ class LabelEntry(_Entry):
     """Sets (non-empty ``label``) or clears (absent or empty) the bookmark on ``targetId``."""
 
     type: Literal["label"]
-    targetId: str  # noqa: N815
+    targetId: str
     label: str | None = None
 
 
@@ -175,7 +175,7 @@ class LegacyThinkingLevelChangeEntry(_LegacyEntry):
     """Version-1 thinking level change."""
 
     type: Literal["thinking_level_change"]
-    thinkingLevel: str  # noqa: N815
+    thinkingLevel: str
 
 
 class LegacyModelChangeEntry(_LegacyEntry):
@@ -183,7 +183,7 @@ class LegacyModelChangeEntry(_LegacyEntry):
 
     type: Literal["model_change"]
     provider: str
-    modelId: str  # noqa: N815
+    modelId: str
 
 
 class LegacyCompactionEntry(_LegacyEntry):
@@ -191,8 +191,8 @@ class LegacyCompactionEntry(_LegacyEntry):
 
     type: Literal["compaction"]
     summary: str
-    firstKeptEntryIndex: int  # noqa: N815
-    tokensBefore: int  # noqa: N815
+    firstKeptEntryIndex: int
+    tokensBefore: int
 
 
 LegacyEntry = Annotated[

@@ -1,9 +1,9 @@
 """JSON values and lines exactly as pi reads and writes them.
 
-pi parses each line with ``JSON.parse`` and writes ``JSON.stringify(entry) + "\\n"``. This module
-reproduces both on bytes: a fast path through msgspec (compact output, raw non-ASCII, key order
-kept) and a stdlib fallback for the corners msgspec refuses but JavaScript accepts (lone UTF-16
-surrogate escapes, invalid UTF-8 inside strings). Pure functions; no file access.
+pi parses each line with ``JSON.parse`` and writes ``JSON.stringify(entry)`` plus a newline.
+This module reproduces both on bytes: a fast path through msgspec (compact output, raw
+non-ASCII, key order kept) and a stdlib fallback for the corners msgspec refuses but JavaScript
+accepts (lone UTF-16 surrogate escapes, invalid UTF-8 inside strings). Pure; no file access.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ class JsonLineError(ValueError):
 
 
 class IndexFields(msgspec.Struct):
-    """The four fields every entry is indexed by; everything else on the line is skipped unparsed."""
+    """The four fields every entry is indexed by; the rest of the line is validated, not built."""
 
     type: str | None = None
     id: str | None = None
-    parentId: str | None = None  # noqa: N815 - pi's field name
+    parentId: str | None = None
     timestamp: str | None = None
 
 
@@ -95,7 +95,7 @@ def dumps(value: Any) -> bytes:
 
 
 def dumps_line(value: Any) -> bytes:
-    """One JSONL record: the compact JSON followed by ``\\n``."""
+    """One JSONL record: the compact JSON followed by a newline."""
     return dumps(value) + b"\n"
 
 

@@ -23,7 +23,7 @@ class TextContent(_Open):
 
     type: Literal["text"]
     text: str
-    textSignature: str | None = None  # noqa: N815
+    textSignature: str | None = None
     """Provider metadata (for example an OpenAI Responses item id); opaque."""
 
 
@@ -32,7 +32,7 @@ class ThinkingContent(_Open):
 
     type: Literal["thinking"]
     thinking: str
-    thinkingSignature: str | None = None  # noqa: N815
+    thinkingSignature: str | None = None
     """Opaque provider signature; can be kilobytes long."""
     redacted: bool | None = None
     """True when the reasoning itself lives only in the signature."""
@@ -44,7 +44,7 @@ class ImageContent(_Open):
     type: Literal["image"]
     data: str
     """Base64 of the image bytes."""
-    mimeType: str  # noqa: N815
+    mimeType: str
 
 
 class ToolCall(_Open):
@@ -55,7 +55,7 @@ class ToolCall(_Open):
     """Provider tool-call id; the matching tool result carries it as ``toolCallId``."""
     name: str
     arguments: dict[str, Any]
-    thoughtSignature: str | None = None  # noqa: N815
+    thoughtSignature: str | None = None
 
 
 UserBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
@@ -67,8 +67,8 @@ class Cost(_Open):
 
     input: float
     output: float
-    cacheRead: float  # noqa: N815
-    cacheWrite: float  # noqa: N815
+    cacheRead: float
+    cacheWrite: float
     total: float
 
 
@@ -77,9 +77,9 @@ class Usage(_Open):
 
     input: int
     output: int
-    cacheRead: int  # noqa: N815
-    cacheWrite: int  # noqa: N815
-    totalTokens: int | None = None  # noqa: N815
+    cacheRead: int
+    cacheWrite: int
+    totalTokens: int | None = None
     """Absent in older files; context size then falls back to the sum of the four counts."""
     cost: Cost
 
@@ -106,8 +106,8 @@ class AssistantMessage(_Open):
     provider: str
     model: str
     usage: Usage
-    stopReason: StopReason  # noqa: N815
-    errorMessage: str | None = None  # noqa: N815
+    stopReason: StopReason
+    errorMessage: str | None = None
     timestamp: int
 
 
@@ -115,12 +115,12 @@ class ToolResultMessage(_Open):
     """The outcome of one tool call."""
 
     role: Literal["toolResult"]
-    toolCallId: str  # noqa: N815
-    toolName: str  # noqa: N815
+    toolCallId: str
+    toolName: str
     content: list[UserBlock]
     details: Any = None
     """Display-only data (a diff, truncation facts); never sent to the model."""
-    isError: bool  # noqa: N815
+    isError: bool
     timestamp: int
 
 
@@ -130,13 +130,13 @@ class BashExecutionMessage(_Open):
     role: Literal["bashExecution"]
     command: str
     output: str
-    exitCode: int | None = None  # noqa: N815
+    exitCode: int | None = None
     """Absent when the process was killed."""
     cancelled: bool
     truncated: bool
-    fullOutputPath: str | None = None  # noqa: N815
+    fullOutputPath: str | None = None
     timestamp: int
-    excludeFromContext: bool | None = None  # noqa: N815
+    excludeFromContext: bool | None = None
     """True for ``!!cmd``: shown to the user, never sent to the model."""
 
 
@@ -144,7 +144,7 @@ class CustomMessage(_Open):
     """An extension message that enters the model context as a user message."""
 
     role: Literal["custom"]
-    customType: str  # noqa: N815
+    customType: str
     content: str | list[UserBlock]
     display: bool
     details: Any = None
@@ -155,7 +155,7 @@ class HookMessage(_Open):
     """Version-2 spelling of :class:`CustomMessage`; migrated to ``custom`` on load."""
 
     role: Literal["hookMessage"]
-    customType: str  # noqa: N815
+    customType: str
     content: str | list[UserBlock]
     display: bool
     details: Any = None
@@ -167,7 +167,7 @@ class BranchSummaryMessage(_Open):
 
     role: Literal["branchSummary"]
     summary: str
-    fromId: str  # noqa: N815
+    fromId: str
     timestamp: int
 
 
@@ -176,7 +176,7 @@ class CompactionSummaryMessage(_Open):
 
     role: Literal["compactionSummary"]
     summary: str
-    tokensBefore: int  # noqa: N815
+    tokensBefore: int
     timestamp: int
 
 

@@ -48,9 +48,10 @@ def migrate_v2_to_v3(objects: list[JsonObject]) -> None:
             obj["version"] = 3
             continue
         message = obj.get("message")
-        if obj.get("type") == "message" and isinstance(message, dict):
-            if message.get("role") == "hookMessage":
-                message["role"] = "custom"
+        if obj.get("type") != "message" or not isinstance(message, dict):
+            continue
+        if message.get("role") == "hookMessage":
+            message["role"] = "custom"
 
 
 def migrate(objects: list[JsonObject], uuids: IdFactory = random_uuid) -> int:

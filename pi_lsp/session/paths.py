@@ -26,7 +26,11 @@ def sessions_root(agent: Path | None = None) -> Path:
 
 
 def encode_cwd(cwd: str) -> str:
-    """pi's folder name for a cwd: strip one leading separator, map ``/ \\ :`` to ``-``, wrap."""
+    """The folder name pi uses for a cwd.
+
+    One leading separator is dropped, separators and colons become ``-``, and the result is
+    wrapped in ``--``.
+    """
     trimmed = cwd[1:] if cwd.startswith(("/", "\\")) else cwd
     for char in "/\\:":
         trimmed = trimmed.replace(char, "-")

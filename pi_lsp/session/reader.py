@@ -90,7 +90,9 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
     if header is None:
         if data.strip(b" \t\r\n" + _BOM):
             raise SessionFileError(path, 0, "no valid session header found; file left untouched")
-        return LoadedFile(path=path, header=None, records=[], size=len(data), lines=data.count(b"\n"))
+        return LoadedFile(
+            path=path, header=None, records=[], size=len(data), lines=data.count(b"\n")
+        )
     from_version = 3
     if legacy is not None:
         from_version = migrate(legacy, uuids)
@@ -108,7 +110,9 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
     )
 
 
-def parse_appended(data: bytes, path: Path, first_line: int) -> tuple[list[Record], list[Diagnostic]]:
+def parse_appended(
+    data: bytes, path: Path, first_line: int
+) -> tuple[list[Record], list[Diagnostic]]:
     """Index lines another process appended after the part already read.
 
     ``first_line`` is the physical line number of the first line in ``data``. A header among them

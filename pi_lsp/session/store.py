@@ -89,6 +89,8 @@ class SessionStore:
                 self.path, size=loaded.size, needs_newline=loaded.needs_newline
             )
         self._index_all(loaded.records)
+        if self._path_ready_to_flush():
+            self._flush()
 
     # ----------------------------------------------------------------- factories
 
@@ -101,10 +103,15 @@ class SessionStore:
         session_id: str | None = None,
         parent_session: str | None = None,
         persist: bool = True,
+        records: Iterable[Record] = (),
         clock: Clock = now,
         uuids: IdFactory = random_uuid,
     ) -> SessionStore:
-        """A new session for ``cwd``; its file is written with the first assistant message."""
+        """A new session for ``cwd``; its file is written with the first assistant message.
+
+        ``records`` pre-populates it (a branched copy); the file is written at once if they hold
+        an assistant message.
+        """
         header: JsonObject = {"type": "session", "version": CURRENT_VERSION}
         header["id"] = session_id or uuids()
         header["timestamp"] = iso_time(clock())
@@ -113,11 +120,13 @@ class SessionStore:
             header["parentSession"] = parent_session
         folder = directory if directory is not None else session_dir(cwd)
         path = folder / session_file_name(header["timestamp"], header["id"])
-        loaded = LoadedFile(path=path, header=None, records=[])
+        loaded = LoadedFile(path=path, header=None, records=list(records))
         return cls(loaded, header=header, persist=persist, clock=clock, uuids=uuids)
 
     @classmethod
-    def in_memory(cls, cwd: str, *, clock: Clock = now, uuids: IdFactory = random_uuid) -> SessionStore:
+    def in_memory(
+        cls, cwd: str, *, clock: Clock = now, uuids: IdFactory = random_uuid
+    ) -> SessionStore:
         """A session that is never written (pi's ``--no-session``)."""
         return cls.create(cwd, directory=Path("."), persist=False, clock=clock, uuids=uuids)
 
@@ -207,7 +216,7 @@ class SessionStore:
         return path_to_root(self._by_id, from_id if from_id is not None else self._leaf)
 
     def tree(self) -> SessionTree:
-        """pi's ``getTree()``: roots, orphans as extra roots, children sorted by timestamp."""
+        """Pi's ``getTree()``: roots, orphans as extra roots, children sorted by timestamp."""
         return build_tree(self._records, self._by_id, self._labels)
 
     def context(self, leaf_id: str | None = None) -> SessionContext:
@@ -244,7 +253,9 @@ class SessionStore:
 
     def append_model_change(self, provider: str, model_id: str) -> str:
         """Record a model change."""
-        return self._append(lambda e: {**e, "provider": provider, "modelId": model_id}, "model_change")
+        return self._append(
+            lambda e: {**e, "provider": provider, "modelId": model_id}, "model_change"
+        )
 
     def append_compaction(
         self,
@@ -255,7 +266,7 @@ class SessionStore:
         from_hook: Any = ABSENT,
     ) -> str:
         """Append a compaction checkpoint (pi writes ``fromHook: false`` for its own)."""
-        fields = {"summary": summary, "firstKeptEntryId": first_kept_entry_id}
+        fields: JsonObject = {"summary": summary, "firstKeptEntryId": first_kept_entry_id}
         fields["tokensBefore"] = tokens_before
         return self._append(
             lambda e: _with_optional({**e, **fields}, details=details, fromHook=from_hook),
@@ -295,7 +306,9 @@ class SessionStore:
     def append_label(self, target_id: str, label: str | None = None) -> str:
         """Set (non-empty) or clear (None or empty) the bookmark on an entry."""
         self.require(target_id)
-        extra = {"targetId": target_id} if label is None else {"targetId": target_id, "label": label}
+        extra = (
+            {"targetId": target_id} if label is None else {"targetId": target_id, "label": label}
+        )
         return self._append(lambda e: {**e, **extra}, "label")
 
     def append_session_info(self, name: str) -> str:

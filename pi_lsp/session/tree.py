@@ -63,13 +63,17 @@ def children_map(records: Sequence[Record], by_id: Mapping[str, Record]) -> dict
 def build_tree(
     records: Sequence[Record], by_id: Mapping[str, Record], labels: Mapping[str, str]
 ) -> SessionTree:
-    """pi's ``getTree()`` flattened depth-first, iteratively (paths can be 20,000 deep)."""
+    """Pi's ``getTree()`` flattened depth-first, iteratively (paths can be 20,000 deep)."""
     children = children_map(records, by_id)
     roots = [
         record
         for record in records
         if by_id.get(record.id) is record
-        and (record.parent_id is None or record.parent_id == record.id or record.parent_id not in by_id)
+        and (
+            record.parent_id is None
+            or record.parent_id == record.id
+            or record.parent_id not in by_id
+        )
     ]
     ordered: dict[str, list[Record]] = {}
     for parent, kids in children.items():

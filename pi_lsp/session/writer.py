@@ -53,7 +53,9 @@ class SessionWriter:
             except FileNotFoundError:
                 raise FileReplacedError(self.path, 0, "session file was removed") from None
             if (st.st_dev, st.st_ino) != self._identity:
-                raise FileReplacedError(self.path, 0, "session file was replaced by another program")
+                raise FileReplacedError(
+                    self.path, 0, "session file was replaced by another program"
+                )
             return fd
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -75,7 +77,9 @@ class SessionWriter:
     def _catch_up(self, fd: int, on_external: ExternalHandler) -> None:
         size = os.fstat(fd).st_size
         if size < self.size:
-            raise FileReplacedError(self.path, 0, "session file shrank: rewritten by another program")
+            raise FileReplacedError(
+                self.path, 0, "session file shrank: rewritten by another program"
+            )
         if size > self.size:
             data = os.pread(fd, size - self.size, self.size)
             start = self.size
@@ -84,7 +88,7 @@ class SessionWriter:
             on_external(data, start)
 
     def write(self, fd: int, payload: bytes) -> None:
-        """Append complete ``\\n``-terminated lines; call inside :meth:`locked`."""
+        """Append complete newline-terminated lines; call inside :meth:`locked`."""
         if self.needs_newline:
             payload = b"\n" + payload
         self._write_all(fd, payload)
