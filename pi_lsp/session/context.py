@@ -27,6 +27,8 @@ class SessionContext:
 
     messages: list[JsonObject] = field(default_factory=list)
     """Agent messages in order; ``message`` payloads are shared with the store, not copied."""
+    entry_ids: list[str] = field(default_factory=list)
+    """Id of the entry each message came from (the compaction's id for its summary)."""
     thinking_level: Any = "off"
     model: JsonObject | None = None
     """``{"provider", "modelId"}`` from the last model change or assistant message on the path."""
@@ -124,22 +126,24 @@ def build_context(path: list[Record]) -> SessionContext:
         if record.type == "compaction":
             compaction_at = index
     if compaction_at < 0:
-        _emit(context.messages, path)
+        _emit(context, path)
         return context
     compaction = path[compaction_at]
     context.messages.append(compaction_message(compaction))
+    context.entry_ids.append(compaction.id)
     first_kept = compaction.value.get("firstKeptEntryId")
     kept_from = next((i for i in range(compaction_at) if path[i].id == first_kept), compaction_at)
-    _emit(context.messages, path[kept_from:compaction_at])
-    _emit(context.messages, path[compaction_at + 1 :])
+    _emit(context, path[kept_from:compaction_at])
+    _emit(context, path[compaction_at + 1 :])
     return context
 
 
-def _emit(messages: list[JsonObject], records: Iterable[Record]) -> None:
+def _emit(context: SessionContext, records: Iterable[Record]) -> None:
     for record in records:
         message = entry_message(record)
         if message is not None:
-            messages.append(message)
+            context.messages.append(message)
+            context.entry_ids.append(record.id)
 
 
 class ContextCache:
@@ -165,6 +169,7 @@ class ContextCache:
             self._leaf, self._context = leaf_id, context
         return SessionContext(
             messages=list(context.messages),
+            entry_ids=list(context.entry_ids),
             thinking_level=context.thinking_level,
             model=context.model,
             has_thinking_entry=context.has_thinking_entry,
@@ -187,8 +192,6 @@ class ContextCache:
             return None
         for record in reversed(new):
             _scan_settings(cached, record)
-            message = entry_message(record)
-            if message is not None:
-                cached.messages.append(message)
+        _emit(cached, reversed(new))
         self._leaf = leaf_id
         return cached

@@ -315,13 +315,22 @@ class SessionStore:
         """Name the session (trimmed, as pi writes it)."""
         return self._append(lambda e: {**e, "name": name.strip()}, "session_info")
 
+    def ensure_migrated(self) -> None:
+        """Rewrite an old-version file as version 3 now (backup first); no-op otherwise."""
+        if self._writer is not None and self._rewrite_pending:
+            self._rewrite_migrated()
+
+    def close(self) -> None:
+        """Release the file descriptor (the store stays readable)."""
+        if self._writer is not None:
+            self._writer.close()
+
     # ----------------------------------------------------------------- internals
 
     def _append(
         self, build: Callable[[JsonObject], JsonObject], kind: str, *, head_first: bool = False
     ) -> str:
-        if self._writer is not None and self._rewrite_pending:
-            self._rewrite_migrated()
+        self.ensure_migrated()
         writer = self._writer
         if writer is None:
             record = self._make_record(build, kind, head_first)

@@ -1,0 +1,224 @@
+"""Session lists with pi's metadata (spec §2, ``SessionManager.list`` / ``listAll``).
+
+Each file is scanned once with a typed decoder that validates every line but only builds the
+fields the list needs (tool results and thinking are skipped, not materialised). Results are
+cached per file, keyed by (inode, size, mtime); a file that only grew is read from where the last
+scan stopped, so listing a folder where one session just got a turn re-reads one turn.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from pi_lsp.session.ids import iso_time, parse_iso_ms
+from pi_lsp.session.jsonl import JsonLineError, loads
+from pi_lsp.session.paths import session_dir, sessions_root
+from pi_lsp.session.wire import SessionInfo
+
+
+class _Message(msgspec.Struct):
+    role: Any = None
+    content: msgspec.Raw | None = None
+    timestamp: Any = None
+
+
+class _Line(msgspec.Struct):
+    type: Any = None
+    name: Any = None
+    timestamp: Any = None
+    message: _Message | None = None
+
+
+_decode_line = msgspec.json.Decoder(_Line).decode
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What the complete lines of one file have contributed so far."""
+
+    header: Any = None
+    messages: int = 0
+    first_user: str = ""
+    texts: list[str] = field(default_factory=list)
+    name: str | None = None
+    last_activity: int | None = None
+    consumed: int = 0
+    tail: bytes = b""
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
+    return ""
+
+
+def _parse(line: bytes) -> _Line | None:
+    try:
+        return _decode_line(line)
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError:
+        pass
+    try:  # shapes the typed decoder refuses but JSON.parse accepts
+        value = loads(line)
+    except JsonLineError:
+        return None
+    if not isinstance(value, dict):
+        return _Line() if value is not None else None
+    message = value.get("message")
+    parsed = _Line(type=value.get("type"), name=value.get("name"), timestamp=value.get("timestamp"))
+    if isinstance(message, dict):
+        raw = msgspec.Raw(msgspec.json.encode(message.get("content")))
+        parsed.message = _Message(role=message.get("role"), content=raw, timestamp=message.get("timestamp"))
+    return parsed
+
+
+def _feed(scan: _Scan, data: bytes) -> None:
+    """Fold complete lines of ``data`` into ``scan``."""
+    for line in data.split(b"\n"):
+        if not line.strip():
+            continue
+        parsed = _parse(line)
+        if parsed is None:
+            continue
+        if scan.header is None:
+            scan.header = loads(line)
+            continue
+        kind = parsed.type
+        if kind == "session_info" and isinstance(parsed.name, str) and parsed.name:
+            scan.name = parsed.name.strip()
+        if kind != "message":
+            continue
+        scan.messages += 1
+        message = parsed.message
+        if message is None or message.role not in ("user", "assistant") or message.content is None:
+            continue
+        _activity(scan, message.timestamp, parsed.timestamp)
+        text = _text_of(msgspec.json.decode(message.content))
+        if text:
+            scan.texts.append(text)
+            if not scan.first_user and message.role == "user":
+                scan.first_user = text
+
+
+def _activity(scan: _Scan, message_ms: Any, entry_iso: Any) -> None:
+    if isinstance(message_ms, int | float) and not isinstance(message_ms, bool):
+        moment: int | None = int(message_ms)
+    elif isinstance(entry_iso, str):
+        moment = parse_iso_ms(entry_iso)
+    else:
+        return
+    if moment is not None:
+        scan.last_activity = max(scan.last_activity or 0, moment)
+
+
+def _info(path: Path, scan: _Scan, mtime_ns: int) -> SessionInfo | None:
+    header = scan.header
+    if not isinstance(header, dict) or header.get("type") != "session":
+        return None
+    created_ms = parse_iso_ms(header["timestamp"]) if isinstance(header.get("timestamp"), str) else None
+    if scan.last_activity:
+        modified = iso_time(scan.last_activity / 1000)
+    elif created_ms is not None:
+        modified = iso_time(created_ms / 1000)
+    else:
+        modified = iso_time(mtime_ns / 1e9)
+    cwd = header.get("cwd")
+    return SessionInfo.model_construct(
+        path=str(path),
+        id=header.get("id"),
+        cwd=cwd if isinstance(cwd, str) else "",
+        name=scan.name,
+        parentSessionPath=header.get("parentSession"),
+        created=iso_time(created_ms / 1000) if created_ms is not None else None,
+        modified=modified,
+        messageCount=scan.messages,
+        firstMessage=scan.first_user or "(no messages)",
+        allMessagesText=" ".join(scan.texts),
+    )
+
+
+class SessionLister:
+    """Builds session lists and remembers what it derived, per file."""
+
+    TAIL = 64
+
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[tuple[int, int, int], _Scan, SessionInfo | None]] = {}
+
+    def info(self, path: Path) -> SessionInfo | None:
+        """Metadata of one file, or None if it is not a session file."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        cached = self._cache.get(str(path))
+        if cached is not None and cached[0] == key:
+            return cached[2]
+        scan = self._resume(path, cached, st.st_ino, st.st_size)
+        try:
+            with path.open("rb") as handle:
+                handle.seek(scan.consumed)
+                data = handle.read()
+        except OSError:
+            return None
+        end = data.rfind(b"\n") + 1
+        _feed(scan, data[:end])
+        scan.consumed += end
+        scan.tail = (scan.tail + data[:end])[-self.TAIL :]
+        result_scan = scan
+        if end < len(data):  # a last line without newline: counted now, re-read next time
+            result_scan = replace(scan, texts=list(scan.texts))
+            _feed(result_scan, data[end:])
+        info = _info(path, result_scan, st.st_mtime_ns)
+        self._cache[str(path)] = (key, scan, info)
+        return info
+
+    def _resume(self, path: Path, cached: Any, inode: int, size: int) -> _Scan:
+        if cached is None:
+            return _Scan()
+        (old_inode, _, _), scan, _ = cached
+        if old_inode != inode or size < scan.consumed or not scan.consumed:
+            return _Scan()
+        try:
+            with path.open("rb") as handle:
+                handle.seek(scan.consumed - len(scan.tail))
+                still = handle.read(len(scan.tail))
+        except OSError:
+            return _Scan()
+        return scan if still == scan.tail else _Scan()
+
+    def list_dir(self, directory: Path) -> list[SessionInfo]:
+        """Every session file of one folder, newest ``modified`` first."""
+        try:
+            names = [n for n in os.listdir(directory) if n.endswith(".jsonl")]
+        except OSError:
+            return []
+        infos = [info for n in names if (info := self.info(directory / n)) is not None]
+        infos.sort(key=lambda i: i.modified, reverse=True)
+        return infos
+
+    def list_cwd(self, cwd: str, agent: Path | None = None) -> list[SessionInfo]:
+        """pi's ``SessionManager.list(cwd)``."""
+        return self.list_dir(session_dir(cwd, agent))
+
+    def list_all(self, agent: Path | None = None) -> list[SessionInfo]:
+        """pi's ``listAll()``: every project folder under ``<agentDir>/sessions``."""
+        root = sessions_root(agent)
+        try:
+            folders = [root / n for n in os.listdir(root) if (root / n).is_dir()]
+        except OSError:
+            return []
+        infos = [info for folder in folders for info in self.list_dir(folder)]
+        infos.sort(key=lambda i: i.modified, reverse=True)
+        return infos
