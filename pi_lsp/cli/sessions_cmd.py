@@ -40,7 +40,9 @@ def register(sub: Any) -> None:
     context = group.add_parser("context", help="the model context at a leaf")
     context.add_argument("file", type=Path)
     context.add_argument("--leaf", help="entry id (default: the last entry, as pi opens it)")
-    context.add_argument("--json", action="store_true", help="print {messages, thinkingLevel, model}")
+    context.add_argument(
+        "--json", action="store_true", help="print {messages, thinkingLevel, model}"
+    )
     context.set_defaults(handler=_context)
 
 

@@ -56,7 +56,9 @@ def _text_of(content: Any) -> str:
         return content
     if isinstance(content, list):
         return " ".join(
-            b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
         )
     return ""
 
@@ -78,7 +80,9 @@ def _parse(line: bytes) -> _Line | None:
     parsed = _Line(type=value.get("type"), name=value.get("name"), timestamp=value.get("timestamp"))
     if isinstance(message, dict):
         raw = msgspec.Raw(msgspec.json.encode(message.get("content")))
-        parsed.message = _Message(role=message.get("role"), content=raw, timestamp=message.get("timestamp"))
+        parsed.message = _Message(
+            role=message.get("role"), content=raw, timestamp=message.get("timestamp")
+        )
     return parsed
 
 
@@ -125,7 +129,9 @@ def _info(path: Path, scan: _Scan, mtime_ns: int) -> SessionInfo | None:
     header = scan.header
     if not isinstance(header, dict) or header.get("type") != "session":
         return None
-    created_ms = parse_iso_ms(header["timestamp"]) if isinstance(header.get("timestamp"), str) else None
+    created_ms = (
+        parse_iso_ms(header["timestamp"]) if isinstance(header.get("timestamp"), str) else None
+    )
     if scan.last_activity:
         modified = iso_time(scan.last_activity / 1000)
     elif created_ms is not None:

@@ -68,7 +68,11 @@ def entry_preview(record: Record) -> str:
         return f"custom: {value.get('customType')}"
     if kind == "label":
         label = value.get("label")
-        return f"label {value.get('targetId')}: {label}" if label else f"unlabel {value.get('targetId')}"
+        return (
+            f"label {value.get('targetId')}: {label}"
+            if label
+            else f"unlabel {value.get('targetId')}"
+        )
     if kind == "session_info":
         return f"name: {value.get('name', '')}"
     return kind
@@ -98,5 +102,7 @@ def render_context(context: SessionContext) -> str:
     lines = [f"[{m.get('role')}] {message_preview(m)}" for m in context.messages]
     model = context.model
     where = f"{model.get('provider')}/{model.get('modelId')}" if model else "(none)"
-    lines.append(f"-- {len(context.messages)} messages; model {where}; thinking {context.thinking_level}")
+    lines.append(
+        f"-- {len(context.messages)} messages; model {where}; thinking {context.thinking_level}"
+    )
     return "".join(line + "\n" for line in lines)

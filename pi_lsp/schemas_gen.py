@@ -1,0 +1,83 @@
+"""Generate ``schemas/`` from the pydantic models: ``python -m pi_lsp.schemas_gen [--check]``.
+
+Every file and wire format pi_lsp reads or writes has a model; this module is the one list of
+them. ``--check`` exits non-zero when a checked-in schema differs from the models (the tests run
+the same comparison).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _session_schemas() -> dict[str, Any]:
+    from pi_lsp.session.entries import SessionLine
+    from pi_lsp.session.wire import ContextOut, SessionInfo, TreeOut
+
+    return {
+        "session-line": TypeAdapter(SessionLine),
+        "session-info": TypeAdapter(list[SessionInfo]),
+        "session-tree": TypeAdapter(TreeOut),
+        "session-context": TypeAdapter(ContextOut),
+    }
+
+
+PROVIDERS: list[Callable[[], dict[str, Any]]] = [_session_schemas]
+"""Functions returning ``{file stem: TypeAdapter}``; later layers append theirs."""
+
+
+def build() -> dict[str, str]:
+    """File name -> schema text, for every registered model."""
+    out: dict[str, str] = {}
+    for provider in PROVIDERS:
+        for stem, adapter in provider().items():
+            schema = {"$schema": DRAFT, "$id": f"{stem}.schema.json", **adapter.json_schema()}
+            out[f"{stem}.schema.json"] = json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+    return out
+
+
+def stale(directory: Path = SCHEMA_DIR) -> list[str]:
+    """Names of schema files that are missing, different, or no longer generated."""
+    wanted = build()
+    problems = [n for n, text in wanted.items() if _read(directory / n) != text]
+    problems += [p.name for p in directory.glob("*.schema.json") if p.name not in wanted]
+    return sorted(problems)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write (or with ``--check`` verify) the schema files."""
+    parser = argparse.ArgumentParser(prog="python -m pi_lsp.schemas_gen")
+    parser.add_argument("--check", action="store_true", help="only report stale files")
+    args = parser.parse_args(argv)
+    if args.check:
+        problems = stale()
+        for name in problems:
+            print(f"stale schema: schemas/{name} (run `make schemas`)", file=sys.stderr)
+        return 1 if problems else 0
+    SCHEMA_DIR.mkdir(exist_ok=True)
+    for old in SCHEMA_DIR.glob("*.schema.json"):
+        old.unlink()
+    for name, text in build().items():
+        (SCHEMA_DIR / name).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
