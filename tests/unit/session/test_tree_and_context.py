@@ -191,7 +191,7 @@ def test_tree_sorts_children_by_timestamp_and_lists_orphans_as_roots() -> None:
     s.append_message(assistant("b"))
     tree = s.tree()
     assert tree.roots == (root,)
-    assert [n.record.id for n in tree.nodes][0] == root
+    assert tree.nodes[0].record.id == root
     assert len(tree.nodes[0].children) == 2
     assert path_to_root({}, "x") == []
 
