@@ -1,0 +1,72 @@
+"""Property tests: an edit changes the matched span and nothing else."""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from pi_lsp.tools import ToolError
+from pi_lsp.tools.edit import apply_edit
+from pi_lsp.tools.edit_match import FuzzyView, normalize_for_fuzzy_match
+
+# Letters, whitespace (trailing whitespace is stripped in fuzzy space), and the quotes, dashes
+# and spaces pi's fuzzy matching folds to ASCII.
+ALPHABET = "ab \t\n'\"“”‘’—–-\u00a0\u2003"
+texts = st.text(alphabet=ALPHABET, min_size=1, max_size=40)
+replacements = st.text(alphabet="XYZ", max_size=5)
+
+
+@st.composite
+def text_and_span(draw: st.DrawFn) -> tuple[str, int, int]:
+    text = draw(texts)
+    start = draw(st.integers(0, len(text) - 1))
+    end = draw(st.integers(start + 1, len(text)))
+    return text, start, end
+
+
+@settings(max_examples=300, deadline=None)
+@given(text_and_span(), replacements)
+def test_exact_edit_replaces_the_first_occurrence_only(
+    case: tuple[str, int, int], new: str
+) -> None:
+    text, start, end = case
+    old = text[start:end]
+    try:
+        outcome = apply_edit(text, old, new, path="p")
+    except ToolError:
+        return
+    first = text.find(old)
+    assert outcome.text == text[:first] + new + text[first + len(old) :]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text_and_span(), replacements)
+def test_fuzzy_edit_keeps_every_character_outside_the_replaced_span(
+    case: tuple[str, int, int], new: str
+) -> None:
+    text, start, end = case
+    old = normalize_for_fuzzy_match(text[start:end])
+    assume(old and old not in text)
+    try:
+        outcome = apply_edit(text, old, new, path="p")
+    except ToolError:
+        return
+    result = outcome.text
+    tail = len(result) - len(new)
+    spans = [
+        (a, len(text) - (tail - a))
+        for a in range(0, min(len(text), tail) + 1)
+        if result[:a] == text[:a]
+        and result[a : a + len(new)] == new
+        and result[a + len(new) :] == text[len(text) - (tail - a) :]
+    ]
+    assert any(
+        normalize_for_fuzzy_match(text[a:b]) == normalize_for_fuzzy_match(old) for a, b in spans
+    ), (text, old, result)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=30))
+def test_fuzzy_view_reproduces_pis_normalization(text: str) -> None:
+    lf = text.replace("\r\n", "\n").replace("\r", "\n")
+    assert FuzzyView(lf).text == normalize_for_fuzzy_match(lf)
