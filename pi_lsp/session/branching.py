@@ -65,14 +65,7 @@ def branched_session(
 def _relinked(record: Record, parent: str | None) -> Record:
     value = dict(record.value)
     value["parentId"] = parent
-    return Record(
-        id=record.id,
-        parent_id=parent,
-        type=record.type,
-        timestamp=record.timestamp,
-        raw=dumps(value),
-        value=value,
-    )
+    return Record.from_value(value, dumps(value), record.line)
 
 
 def fork_from(

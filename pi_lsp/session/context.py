@@ -8,13 +8,13 @@ case incremental: after appends to the current leaf only the new entries are loo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.session.ids import parse_iso_ms
 from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.records import Record
+from pi_lsp.session.records import Record, Settings
 
 
 @dataclass(slots=True)
@@ -50,15 +50,30 @@ def path_to_root(by_id: Mapping[str, Record], leaf_id: str | None) -> list[Recor
     A parent cycle (only possible in a damaged file) ends the walk instead of looping forever.
     """
     path: list[Record] = []
-    seen: set[str] = set()
-    current = by_id.get(leaf_id) if leaf_id is not None else None
-    while current is not None and current.id not in seen:
-        seen.add(current.id)
-        path.append(current)
+    append = path.append
+    get = by_id.get
+    current = get(leaf_id) if leaf_id is not None else None
+    limit = len(by_id)
+    while current is not None:
+        append(current)
+        if len(path) > limit:
+            return _path_without_cycle(path)
         parent = current.parent_id
-        current = by_id.get(parent) if parent is not None else None
+        current = get(parent) if parent is not None else None
     path.reverse()
     return path
+
+
+def _path_without_cycle(path: list[Record]) -> list[Record]:
+    seen: set[str] = set()
+    kept = []
+    for record in path:
+        if record.id in seen:
+            break
+        seen.add(record.id)
+        kept.append(record)
+    kept.reverse()
+    return kept
 
 
 def entry_message(record: Record) -> JsonObject | None:
@@ -117,14 +132,88 @@ def _scan_settings(context: SessionContext, record: Record) -> None:
         context.model = {"provider": message.get("provider"), "modelId": message.get("model")}
 
 
-def build_context(path: list[Record]) -> SessionContext:
-    """Pi's ``buildSessionContext`` for a root-first path."""
+ROOT_SETTINGS: Settings = (None, None, None)
+
+
+def inherit_settings(record: Record, base: Settings) -> Settings:
+    """The settings at ``record`` given those at its parent (computed once, at indexing)."""
+    kind = record.type
+    if kind == "thinking_level_change":
+        return (record.id, base[1], base[2])
+    if kind == "model_change" or (kind == "message" and record.role == "assistant"):
+        return (base[0], record.id, base[2])
+    if kind == "compaction":
+        return (base[0], base[1], record.id)
+    return base
+
+
+def build_context_indexed(
+    by_id: Mapping[str, Record], leaf: Record, settings: Settings
+) -> SessionContext:
+    """Same result as :func:`build_context`, walking only what ends up in the context.
+
+    ``settings`` (from :func:`inherit_settings`) name the entries that hold the thinking level,
+    the model and the latest compaction, so a compacted path is walked back only to the first
+    kept entry instead of to the root.
+    """
+    thinking, model, compaction_id = settings
     context = SessionContext()
-    compaction_at = -1
-    for index, record in enumerate(path):
-        _scan_settings(context, record)
-        if record.type == "compaction":
+    for source in (thinking, model):
+        if source is not None:
+            _scan_settings(context, by_id[source])
+    if compaction_id is None:
+        _emit(context, path_to_root(by_id, leaf.id))
+        return context
+    compaction = by_id[compaction_id]
+    after: list[Record] = []
+    current: Record | None = leaf
+    while current is not None and current is not compaction:
+        after.append(current)
+        current = by_id.get(current.parent_id) if current.parent_id is not None else None
+    first_kept = compaction.value.get("firstKeptEntryId")
+    kept: list[Record] = []
+    parent = compaction.parent_id
+    current = by_id.get(parent) if parent is not None else None
+    while current is not None:
+        kept.append(current)
+        if current.id == first_kept:
+            break
+        current = by_id.get(current.parent_id) if current.parent_id is not None else None
+        if len(kept) > len(by_id):
+            current = None
+    if current is None:
+        kept = []  # first kept entry not on the path: summary and later entries only
+    context.messages.append(compaction_message(compaction))
+    context.entry_ids.append(compaction.id)
+    _emit(context, reversed(kept))
+    _emit(context, reversed(after))
+    return context
+
+
+def build_context(path: list[Record]) -> SessionContext:
+    """pi's ``buildSessionContext`` for a root-first path.
+
+    Settings are found by scanning back from the leaf (the last change wins), so only the entries
+    that end up in the context, plus at most two settings entries, are ever parsed.
+    """
+    context = SessionContext()
+    compaction_at = thinking_at = model_at = -1
+    for index in range(len(path) - 1, -1, -1):
+        record = path[index]
+        kind = record.type
+        if kind == "compaction" and compaction_at < 0:
             compaction_at = index
+        elif kind == "thinking_level_change" and thinking_at < 0:
+            thinking_at = index
+        elif model_at < 0 and (
+            kind == "model_change" or (kind == "message" and record.role == "assistant")
+        ):
+            model_at = index
+        if compaction_at >= 0 and thinking_at >= 0 and model_at >= 0:
+            break
+    for index in (thinking_at, model_at):
+        if index >= 0:
+            _scan_settings(context, path[index])
     if compaction_at < 0:
         _emit(context, path)
         return context
@@ -132,7 +221,9 @@ def build_context(path: list[Record]) -> SessionContext:
     context.messages.append(compaction_message(compaction))
     context.entry_ids.append(compaction.id)
     first_kept = compaction.value.get("firstKeptEntryId")
-    kept_from = next((i for i in range(compaction_at) if path[i].id == first_kept), compaction_at)
+    kept_from = next(
+        (i for i in range(compaction_at - 1, -1, -1) if path[i].id == first_kept), compaction_at
+    )
     _emit(context, path[kept_from:compaction_at])
     _emit(context, path[compaction_at + 1 :])
     return context
@@ -152,7 +243,8 @@ class ContextCache:
     MAX_STEPS = 256
     """Longest run of new entries applied incrementally before a full rebuild."""
 
-    def __init__(self) -> None:
+    def __init__(self, build: Callable[[str | None], SessionContext]) -> None:
+        self._build = build
         self._leaf: str | None = None
         self._context: SessionContext | None = None
 
@@ -165,7 +257,7 @@ class ContextCache:
         """The context at ``leaf_id``; a fresh copy the caller may keep."""
         context = self._advance(by_id, leaf_id)
         if context is None:
-            context = build_context(path_to_root(by_id, leaf_id))
+            context = self._build(leaf_id)
             self._leaf, self._context = leaf_id, context
         return SessionContext(
             messages=list(context.messages),

@@ -23,17 +23,29 @@ class JsonLineError(ValueError):
     """A line is not a JSON value that ``JSON.parse`` would accept."""
 
 
+class _Role(msgspec.Struct):
+    role: str | None = None
+
+
 class IndexFields(msgspec.Struct):
-    """The four fields every entry is indexed by; the rest of the line is validated, not built."""
+    """The fields every entry is indexed by; the rest of the line is validated, not built."""
 
     type: str | None = None
     id: str | None = None
     parentId: str | None = None
     timestamp: str | None = None
+    message: _Role | None = None
+
+    @property
+    def role(self) -> str | None:
+        """``message.role`` of a message entry."""
+        message = self.message
+        return message.role if message is not None else None
 
 
 _decode_any = msgspec.json.Decoder().decode
-_decode_index = msgspec.json.Decoder(IndexFields).decode
+decode_index = msgspec.json.Decoder(IndexFields).decode
+"""Fast typed decode of the index fields; raises ``msgspec.DecodeError`` on anything unusual."""
 _encode = msgspec.json.Encoder().encode
 
 
@@ -65,18 +77,21 @@ def load_index(line: bytes) -> tuple[IndexFields, JsonObject | None]:
     (a foreign writer's odd types); callers then read fields from it.
     """
     try:
-        return _decode_index(line), None
+        return decode_index(line), None
     except msgspec.ValidationError:
         value = loads(line)
     except msgspec.DecodeError:
         value = _fallback_loads(line)
     if not isinstance(value, dict):
         raise JsonLineError("line is JSON but not an object")
+    message = value.get("message")
+    role = _str_or_none(message.get("role")) if isinstance(message, dict) else None
     fields = IndexFields(
         type=_str_or_none(value.get("type")),
         id=_str_or_none(value.get("id")),
         parentId=_str_or_none(value.get("parentId")),
         timestamp=_str_or_none(value.get("timestamp")),
+        message=_Role(role) if role is not None else None,
     )
     return fields, value
 

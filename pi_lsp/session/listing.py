@@ -8,6 +8,7 @@ scan stopped, so listing a folder where one session just got a turn re-reads one
 
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,8 +24,14 @@ from pi_lsp.session.wire import SessionInfo
 
 class _Message(msgspec.Struct):
     role: Any = None
-    content: msgspec.Raw | None = None
+    content: msgspec.Raw = msgspec.Raw()
+    """Kept undecoded: only user and assistant content is ever looked at."""
     timestamp: Any = None
+
+
+class _Block(msgspec.Struct):
+    type: Any = None
+    text: Any = None
 
 
 class _Line(msgspec.Struct):
@@ -35,6 +42,18 @@ class _Line(msgspec.Struct):
 
 
 _decode_line = msgspec.json.Decoder(_Line).decode
+_decode_content = msgspec.json.Decoder(str | list[_Block]).decode
+
+
+def _content_text(raw: msgspec.Raw) -> str:
+    """Text of a content value: the string, or its text blocks joined by one space."""
+    try:
+        content = _decode_content(raw)
+    except msgspec.DecodeError:  # odd shapes: fall back to plain JSON
+        return _text_of(msgspec.json.decode(raw))
+    if isinstance(content, str):
+        return content
+    return " ".join(b.text for b in content if b.type == "text" and isinstance(b.text, str))
 
 
 @dataclass(slots=True)
@@ -104,10 +123,10 @@ def _feed(scan: _Scan, data: bytes) -> None:
             continue
         scan.messages += 1
         message = parsed.message
-        if message is None or message.role not in ("user", "assistant") or message.content is None:
+        if message is None or message.role not in ("user", "assistant") or not message.content:
             continue
         _activity(scan, message.timestamp, parsed.timestamp)
-        text = _text_of(msgspec.json.decode(message.content))
+        text = _content_text(message.content)
         if text:
             scan.texts.append(text)
             if not scan.first_user and message.role == "user":
@@ -210,7 +229,13 @@ class SessionLister:
             names = [n for n in os.listdir(directory) if n.endswith(".jsonl")]
         except OSError:
             return []
-        infos = [info for n in names if (info := self.info(directory / n)) is not None]
+        enabled = gc.isenabled()
+        gc.disable()  # short-lived parse objects only: collections would just cost time
+        try:
+            infos = [info for n in names if (info := self.info(directory / n)) is not None]
+        finally:
+            if enabled:
+                gc.enable()
         infos.sort(key=lambda i: i.modified, reverse=True)
         return infos
 

@@ -8,11 +8,13 @@ Reading never writes: migrations happen in memory and the store rewrites the fil
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from sys import intern
+
+import msgspec
 
 from pi_lsp.session.ids import IdFactory, random_uuid
-from pi_lsp.session.jsonl import JsonLineError, JsonObject, dumps, load_index, loads
+from pi_lsp.session.jsonl import JsonLineError, JsonObject, decode_index, dumps, load_index, loads
 from pi_lsp.session.migrate import file_version, migrate
 from pi_lsp.session.records import Diagnostic, LoadedFile, Record, SessionFileError
 
@@ -35,69 +37,28 @@ def read_session_file(path: str | Path, *, uuids: IdFactory = random_uuid) -> Lo
 
 def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uuid) -> LoadedFile:
     """Index the lines of ``data`` (a whole file) as pi's loader would."""
-    diagnostics: list[Diagnostic] = []
     where = str(path)
-    header: JsonObject | None = None
-    records: list[Record] = []
-    legacy: list[JsonObject] | None = None  # all parsed objects, for migrations
-    legacy_lines: list[int] = []
     body = data[3:] if data.startswith(_BOM) else data  # JS trim() drops a leading BOM
     lines = body.split(b"\n")
-    last = len(lines) - 1
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            fields, parsed = load_index(line)
-        except JsonLineError as exc:
-            torn = number - 1 == last and not data.endswith(b"\n")
-            reason = "incomplete last line (torn write), skipped" if torn else "malformed JSON"
-            diagnostics.append(Diagnostic(where, number, f"{reason}: {exc}"))
-            continue
-        if header is None:
-            header = parsed if parsed is not None else loads(line)
-            if fields.type != "session" or not isinstance(header.get("id"), str):
-                raise SessionFileError(
-                    path, number, "first valid line is not a session header; file left untouched"
-                )
-            if file_version(header) < 3:
-                legacy, legacy_lines = [header], [number]
-            continue
-        if fields.type == "session":
-            diagnostics.append(Diagnostic(where, number, "duplicate session header ignored"))
-            if legacy is not None:
-                legacy.append(parsed if parsed is not None else loads(line))
-                legacy_lines.append(number)
-            continue
-        if legacy is not None:
-            legacy.append(parsed if parsed is not None else loads(line))
-            legacy_lines.append(number)
-            continue
-        if fields.id is None:
-            diagnostics.append(Diagnostic(where, number, "entry without a string id skipped"))
-            continue
-        records.append(
-            Record(
-                id=fields.id,
-                parent_id=fields.parentId,
-                type=fields.type or "",
-                timestamp=fields.timestamp or "",
-                raw=line.rstrip(b"\r"),
-                value=parsed,
-                line=number,
-            )
-        )
+    torn_at = len(lines) if data.endswith(b"\n") else len(lines) - 1
+    diagnostics: list[Diagnostic] = []
+    header, start = _find_header(lines, where, torn_at, diagnostics)
     if header is None:
         if data.strip(b" \t\r\n" + _BOM):
             raise SessionFileError(path, 0, "no valid session header found; file left untouched")
-        return LoadedFile(
-            path=path, header=None, records=[], size=len(data), lines=data.count(b"\n")
-        )
-    from_version = 3
-    if legacy is not None:
-        from_version = migrate(legacy, uuids)
-        records = _records_from_objects(legacy, legacy_lines)
-    diagnostics.extend(check_links(records, where))
+        return LoadedFile(path=path, header=None, records=[], size=len(data), lines=len(lines) - 1)
+    from_version = file_version(header)
+    if from_version < 3:
+        objects, numbers = _parse_objects(lines, start, where, torn_at, diagnostics)
+        migrate([header, *objects], uuids)
+        records = [
+            Record.from_value(obj, dumps(obj), number)
+            for obj, number in zip(objects, numbers, strict=True)
+            if obj.get("type") != "session"
+        ]
+    else:
+        from_version = 3
+        records = _index_lines(lines, start, where, torn_at, diagnostics)
     return LoadedFile(
         path=path,
         header=header,
@@ -105,9 +66,110 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
         diagnostics=diagnostics,
         from_version=from_version,
         size=len(data),
-        lines=data.count(b"\n"),
+        lines=len(lines) - 1,
         needs_newline=bool(data) and not data.endswith(b"\n"),
     )
+
+
+def _malformed(where: str, index: int, torn_at: int, exc: Exception) -> Diagnostic:
+    torn = index >= torn_at
+    reason = "incomplete last line (torn write), skipped" if torn else "malformed JSON"
+    return Diagnostic(where, index + 1, f"{reason}: {exc}")
+
+
+def _find_header(
+    lines: list[bytes], where: str, torn_at: int, diagnostics: list[Diagnostic]
+) -> tuple[JsonObject | None, int]:
+    """The first parsable line, which must be a header; returns it and the next line index."""
+    for index, line in enumerate(lines):
+        if not line or line.isspace():
+            continue
+        try:
+            value = loads(line)
+        except JsonLineError as exc:
+            diagnostics.append(_malformed(where, index, torn_at, exc))
+            continue
+        if (
+            not isinstance(value, dict)
+            or value.get("type") != "session"
+            or not isinstance(value.get("id"), str)
+        ):
+            raise SessionFileError(
+                where, index + 1, "first valid line is not a session header; file left untouched"
+            )
+        return value, index + 1
+    return None, len(lines)
+
+
+def _index_lines(
+    lines: list[bytes], start: int, where: str, torn_at: int, diagnostics: list[Diagnostic]
+) -> list[Record]:
+    """Records for version-3 lines; the hot loop of every open, kept lean on purpose."""
+    records: list[Record] = []
+    append = records.append
+    decode = decode_index
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if not line or line.isspace():
+            continue
+        parsed = None
+        try:
+            fields = decode(line)
+        except msgspec.DecodeError:
+            try:
+                fields, parsed = load_index(line)
+            except JsonLineError as exc:
+                diagnostics.append(_malformed(where, index, torn_at, exc))
+                continue
+        kind = fields.type
+        if kind == "session":
+            diagnostics.append(Diagnostic(where, index + 1, "duplicate session header ignored"))
+            continue
+        if fields.id is None:
+            diagnostics.append(Diagnostic(where, index + 1, "entry without a string id skipped"))
+            continue
+        if line[-1:] == b"\r":
+            line = line[:-1]
+        message = fields.message
+        role = message.role if message is not None else None
+        append(
+            Record(
+                fields.id,
+                fields.parentId,
+                intern(kind) if kind else "",  # a few distinct values, millions of uses
+                fields.timestamp or "",
+                line,
+                parsed,
+                index + 1,
+                intern(role) if role else role,
+            )
+        )
+    return records
+
+
+def _parse_objects(
+    lines: list[bytes], start: int, where: str, torn_at: int, diagnostics: list[Diagnostic]
+) -> tuple[list[JsonObject], list[int]]:
+    """Every parsable object after the header, with line numbers (old files, for migrations)."""
+    objects: list[JsonObject] = []
+    numbers: list[int] = []
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if not line or line.isspace():
+            continue
+        try:
+            value = loads(line)
+        except JsonLineError as exc:
+            diagnostics.append(_malformed(where, index, torn_at, exc))
+            continue
+        if not isinstance(value, dict):
+            diagnostics.append(Diagnostic(where, index + 1, "malformed JSON: not an object"))
+            continue
+        if value.get("type") == "session":
+            diagnostics.append(Diagnostic(where, index + 1, "duplicate session header ignored"))
+        objects.append(value)
+        numbers.append(index + 1)
+    return objects, numbers
 
 
 def parse_appended(
@@ -118,91 +180,12 @@ def parse_appended(
     ``first_line`` is the physical line number of the first line in ``data``. A header among them
     is ignored as a duplicate; a final line without newline that does not parse is a torn write.
     """
-    where = str(path)
-    records: list[Record] = []
-    diagnostics: list[Diagnostic] = []
     lines = data.split(b"\n")
-    for offset, line in enumerate(lines):
-        number = first_line + offset
-        if not line.strip():
-            continue
-        try:
-            fields, parsed = load_index(line)
-        except JsonLineError as exc:
-            torn = offset == len(lines) - 1
-            reason = "incomplete last line (torn write), skipped" if torn else "malformed JSON"
-            diagnostics.append(Diagnostic(where, number, f"{reason}: {exc}"))
-            continue
-        if fields.type == "session":
-            diagnostics.append(Diagnostic(where, number, "duplicate session header ignored"))
-        elif fields.id is None:
-            diagnostics.append(Diagnostic(where, number, "entry without a string id skipped"))
-        else:
-            records.append(
-                Record(
-                    id=fields.id,
-                    parent_id=fields.parentId,
-                    type=fields.type or "",
-                    timestamp=fields.timestamp or "",
-                    raw=line.rstrip(b"\r"),
-                    value=parsed,
-                    line=number,
-                )
-            )
-    diagnostics.extend(d for d in check_links(records, where) if "orphan" not in d.reason)
+    torn_at = len(lines) if data.endswith(b"\n") else len(lines) - 1
+    diagnostics: list[Diagnostic] = []
+    records = _index_lines(lines, 0, str(path), torn_at, diagnostics)
+    for record in records:
+        record.line += first_line - 1
+    for diagnostic in diagnostics:
+        diagnostic.line += first_line - 1
     return records, diagnostics
-
-
-def _records_from_objects(objects: list[JsonObject], lines: list[int]) -> list[Record]:
-    records = []
-    for obj, line in zip(objects, lines, strict=True):
-        if obj.get("type") == "session":
-            continue
-        records.append(
-            Record(
-                id=str(obj.get("id")),
-                parent_id=obj.get("parentId"),
-                type=str(obj.get("type", "")),
-                timestamp=str(obj.get("timestamp", "")),
-                raw=dumps(obj),
-                value=obj,
-                line=line,
-            )
-        )
-    return records
-
-
-def check_links(records: list[Record], where: str) -> list[Diagnostic]:
-    """Report duplicate ids, self-parented entries and orphans (all kept, as pi keeps them)."""
-    found: list[Diagnostic] = []
-    seen: dict[str, int] = {}
-    for record in records:
-        if record.id in seen:
-            found.append(
-                Diagnostic(
-                    where,
-                    record.line,
-                    f"duplicate id {record.id} (replaces line {seen[record.id]} in the index)",
-                )
-            )
-        seen[record.id] = record.line
-    for record in records:
-        parent = record.parent_id
-        if parent is None:
-            continue
-        if parent == record.id:
-            found.append(Diagnostic(where, record.line, f"entry {record.id} is its own parent"))
-        elif parent not in seen:
-            found.append(
-                Diagnostic(where, record.line, f"orphan entry {record.id}: parent {parent} missing")
-            )
-    return found
-
-
-def file_identity(path: Path) -> tuple[int, int] | None:
-    """(device, inode) of a path, or None when it does not exist."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return (st.st_dev, st.st_ino)

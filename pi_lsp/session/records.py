@@ -10,38 +10,56 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
+
 from pi_lsp.session.jsonl import JsonObject, loads
 
+Settings = tuple[str | None, str | None, str | None]
+"""Ids of the last thinking-level change, model source and compaction on an entry's path."""
 
-class Record:
-    """One entry of a session: index fields eagerly, the JSON object lazily."""
 
-    __slots__ = ("_value", "id", "line", "parent_id", "raw", "timestamp", "type")
+class Record(msgspec.Struct, gc=False, repr_omit_defaults=True):
+    """One entry of a session: index fields eagerly, the JSON object lazily.
 
-    def __init__(
-        self,
-        *,
-        id: str,
-        parent_id: str | None,
-        type: str,
-        timestamp: str,
-        raw: bytes,
-        value: JsonObject | None = None,
-        line: int = 0,
-    ) -> None:
-        self.id = id
-        """Entry id (8 hex characters when pi or pi_lsp wrote it)."""
-        self.parent_id = parent_id
-        """Parent entry id; None for a root."""
-        self.type = type
-        """Entry type (``message``, ``compaction``, ... or a type pi_lsp does not know)."""
-        self.timestamp = timestamp
-        """ISO time of the append."""
-        self.raw = raw
-        """The JSON text of the line, without the newline."""
-        self._value = value
-        self.line = line
-        """1-based line number in the file; 0 for entries not yet written."""
+    A msgspec struct outside the cyclic garbage collector (records never form cycles): a store
+    holds tens of thousands of them, and every full collection would otherwise walk them all.
+    """
+
+    id: str
+    """Entry id (8 hex characters when pi or pi_lsp wrote it)."""
+    parent_id: str | None
+    """Parent entry id; None for a root."""
+    type: str
+    """Entry type (``message``, ``compaction``, ... or a type pi_lsp does not know)."""
+    timestamp: str
+    """ISO time of the append."""
+    raw: bytes
+    """The JSON text of the line, without the newline."""
+    _value: JsonObject | None = None
+    line: int = 0
+    """1-based line number in the file; 0 for entries not yet written."""
+    role: str | None = None
+    """``message.role`` of a message entry (indexed without parsing the message)."""
+    settings: Settings | None = None
+    """Ids of the thinking-level, model and compaction entries in force here; set by the store
+    when it indexes the record, None when unknown (the context then walks the path)."""
+
+    @classmethod
+    def from_value(cls, value: JsonObject, raw: bytes, line: int = 0) -> Record:
+        """A record for an entry object built or migrated in memory."""
+        message = value.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        parent = value.get("parentId")
+        return cls(
+            str(value.get("id")),
+            parent if isinstance(parent, str) else None,
+            str(value.get("type", "")),
+            str(value.get("timestamp", "")),
+            raw,
+            value,
+            line,
+            role if isinstance(role, str) else None,
+        )
 
     @property
     def value(self) -> JsonObject:
@@ -51,20 +69,8 @@ class Record:
             value = self._value = loads(self.raw)
         return value
 
-    @property
-    def role(self) -> str | None:
-        """``message.role`` for message entries, else None."""
-        if self.type != "message":
-            return None
-        message = self.value.get("message")
-        role = message.get("role") if isinstance(message, dict) else None
-        return role if isinstance(role, str) else None
 
-    def __repr__(self) -> str:
-        return f"Record({self.type} {self.id} <- {self.parent_id})"
-
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Diagnostic:
     """A problem found while reading a session file; the load goes on."""
 

@@ -8,12 +8,22 @@ indexing anything another process appended meanwhile (D2). Nothing here knows ab
 
 from __future__ import annotations
 
+import gc
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.session.context import ContextCache, SessionContext, path_to_root
+from pi_lsp.session.context import (
+    ROOT_SETTINGS,
+    ContextCache,
+    SessionContext,
+    build_context,
+    build_context_indexed,
+    inherit_settings,
+    path_to_root,
+)
 from pi_lsp.session.entries import CURRENT_VERSION
 from pi_lsp.session.ids import (
     Clock,
@@ -27,7 +37,7 @@ from pi_lsp.session.ids import (
 from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line
 from pi_lsp.session.paths import session_dir
 from pi_lsp.session.reader import parse_appended, read_session_file
-from pi_lsp.session.records import Diagnostic, LoadedFile, Record
+from pi_lsp.session.records import Diagnostic, LoadedFile, Record, Settings
 from pi_lsp.session.tree import SessionTree, build_tree
 from pi_lsp.session.validate import validate_message
 from pi_lsp.session.writer import SessionWriter
@@ -73,13 +83,14 @@ class SessionStore:
         self._uuids = uuids
         self._records: list[Record] = []
         self._by_id: dict[str, Record] = {}
-        self._children: dict[str, list[str]] = {}
         self._labels: dict[str, str] = {}
         self._name: str | None = None
         self._has_assistant = False
         self._leaf: str | None = None
-        self._context = ContextCache()
+        self._context = ContextCache(self._build_context)
+        self._settings_reliable = True  # false once a duplicate id could have stale settings
         self._listeners: list[Listener] = []
+        self._where = str(loaded.path) if persist else "<memory>"
         self._next_line = loaded.lines + 1  # physical line number of the next appended line
         self._on_disk = loaded.header is not None and persist
         self._rewrite_pending = loaded.migrated and persist
@@ -139,13 +150,14 @@ class SessionStore:
         Raises:
             SessionFileError: the file is not a session file; it is left untouched.
         """
-        loaded = read_session_file(path, uuids=uuids)
-        header = loaded.header
-        if header is None:
-            header = {"type": "session", "version": CURRENT_VERSION, "id": uuids()}
-            header["timestamp"] = iso_time(clock())
-            header["cwd"] = os.getcwd()
-        return cls(loaded, header=header, clock=clock, uuids=uuids)
+        with _gc_paused():  # tens of thousands of fresh objects: collections would only slow this
+            loaded = read_session_file(path, uuids=uuids)
+            header = loaded.header
+            if header is None:
+                header = {"type": "session", "version": CURRENT_VERSION, "id": uuids()}
+                header["timestamp"] = iso_time(clock())
+                header["cwd"] = os.getcwd()
+            return cls(loaded, header=header, clock=clock, uuids=uuids)
 
     # ----------------------------------------------------------------- reading
 
@@ -207,7 +219,11 @@ class SessionStore:
 
     def children(self, entry_id: str) -> list[Record]:
         """Direct children in index order."""
-        return [self._by_id[c] for c in self._children.get(entry_id, [])]
+        return [
+            r
+            for r in self._records
+            if r.parent_id == entry_id and r.id != entry_id and self._by_id.get(r.id) is r
+        ]
 
     def branch_path(self, from_id: str | None = None) -> list[Record]:
         """Entries from the root to ``from_id`` (default: the leaf), pi's ``getBranch``."""
@@ -355,14 +371,7 @@ class SessionStore:
         timestamp = iso_time(self._clock())
         base: JsonObject = {"id": entry_id, "parentId": self._leaf, "timestamp": timestamp}
         value = build(base if head_first else {"type": kind, **base})
-        return Record(
-            id=entry_id,
-            parent_id=self._leaf,
-            type=kind,
-            timestamp=timestamp,
-            raw=dumps(value),
-            value=value,
-        )
+        return Record.from_value(value, dumps(value))
 
     def _path_ready_to_flush(self) -> bool:
         return self.path is not None and not self._on_disk and self._has_assistant
@@ -389,16 +398,38 @@ class SessionStore:
         for record in records:
             self._index(record)
         self._leaf = self._records[-1].id if self._records else None
+        self.diagnostics.extend(self._link_problems(self._records))
 
     def _index(self, record: Record) -> None:
         self._records.append(record)
-        previous = self._by_id.get(record.id)
-        self._by_id[record.id] = record
+        entry_id = record.id
+        previous = self._by_id.get(entry_id)
+        self._by_id[entry_id] = record
         parent = record.parent_id
-        if previous is None and parent is not None and parent != record.id:
-            self._children.setdefault(parent, []).append(record.id)
+        if parent is None or parent == entry_id:
+            base: Settings | None = ROOT_SETTINGS
+        else:
+            parent_record = self._by_id.get(parent)
+            if parent_record is not None:
+                base = parent_record.settings
+                record.parent_id = parent_record.id  # share one string object per id
+            else:
+                base = None
+        record.settings = inherit_settings(record, base) if base is not None else None
+        if previous is not None:
+            self._settings_reliable = False
+            self.diagnostics.append(
+                Diagnostic(
+                    self._where,
+                    record.line,
+                    f"duplicate id {entry_id} (replaces line {previous.line} in the index)",
+                )
+            )
         kind = record.type
-        if kind == "label":
+        if kind == "message":
+            if record.role == "assistant":
+                self._has_assistant = True
+        elif kind == "label":
             value = record.value
             target, label = value.get("targetId"), value.get("label")
             if isinstance(target, str):
@@ -410,8 +441,30 @@ class SessionStore:
             name = record.value.get("name")
             if name:
                 self._name = name.strip() if isinstance(name, str) else name
-        elif kind == "message" and not self._has_assistant and record.role == "assistant":
-            self._has_assistant = True
+
+    def _build_context(self, leaf_id: str | None) -> SessionContext:
+        leaf = self._by_id.get(leaf_id) if leaf_id is not None else None
+        if leaf is None:
+            return SessionContext()
+        if self._settings_reliable and leaf.settings is not None:
+            return build_context_indexed(self._by_id, leaf, leaf.settings)
+        return build_context(path_to_root(self._by_id, leaf_id))
+
+    def _link_problems(self, records: Iterable[Record]) -> list[Diagnostic]:
+        """Self-parented entries and orphans (kept, and shown as roots, as pi does)."""
+        found = []
+        by_id = self._by_id
+        for record in records:
+            parent = record.parent_id
+            if parent is None or (parent in by_id and parent != record.id):
+                continue
+            reason = (
+                f"entry {record.id} is its own parent"
+                if parent == record.id
+                else f"orphan entry {record.id}: parent {parent} missing"
+            )
+            found.append(Diagnostic(self._where, record.line, reason))
+        return found
 
     def _on_external(self, data: bytes, offset: int) -> None:
         """Index lines another process appended (called under the file lock)."""
@@ -424,11 +477,23 @@ class SessionStore:
         old_leaf = self._leaf
         for record in fresh:
             self._index(record)
+        self.diagnostics.extend(self._link_problems(fresh))
         self._context.clear()
         if _descends_from(fresh, old_leaf):
             self._leaf = fresh[-1].id
         for listener in self._listeners:
             listener(fresh)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _descends_from(fresh: list[Record], ancestor: str | None) -> bool:

@@ -142,3 +142,18 @@ def test_migration_rewrites_with_backup(case: Case, tmp_path: Path) -> None:
     reopened = SessionStore.open(copy)
     assert reopened.from_version == 3
     assert _json(reopened.context().to_json()) == case.expected["context"]
+
+
+def test_indexed_context_equals_the_full_walk_at_every_entry(case: Case) -> None:
+    """The fast builder (settings inherited at index time) agrees with pi's path walk."""
+    from pi_lsp.session.context import build_context, path_to_root
+
+    store = case.store
+    records = store.records
+    step = max(1, len(records) // 300)  # every entry of small files; a sample of the big ones
+    by_id = {r.id: r for r in records}
+    for record in records[::step]:
+        fast = store.context(record.id)
+        slow = build_context(path_to_root(by_id, record.id))
+        assert fast.to_json() == slow.to_json(), record.id
+        assert fast.entry_ids == slow.entry_ids

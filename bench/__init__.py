@@ -1,0 +1,1 @@
+"""Benchmarks (``make bench``); results and commands are recorded in docs/benchmarks.md."""

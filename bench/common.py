@@ -1,0 +1,47 @@
+"""Timing helpers shared by the benchmark scripts (median of repeated runs after a warm-up)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path(
+    os.environ.get("PI_LSP_CONFORMANCE_DIR", ROOT.parent / "shared" / "conformance" / "pi-v0.58.3")
+)
+SESSIONS = CORPUS / "sessions"
+
+
+def median_ms(fn: Callable[[], object], runs: int = 9, warmup: int = 1) -> float:
+    """Median wall time of ``fn`` in milliseconds."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def plain_copy(name: str, directory: Path) -> Path:
+    """The corpus session ``name`` as a plain .jsonl file in ``directory``."""
+    target = directory / f"{name}.jsonl"
+    source = SESSIONS / f"{name}.jsonl"
+    if source.exists():
+        shutil.copyfile(source, target)
+    else:
+        with gzip.open(SESSIONS / f"{name}.jsonl.gz") as packed, target.open("wb") as out:
+            shutil.copyfileobj(packed, out)
+    return target
+
+
+def rss_bytes() -> int:
+    """Resident set size of this process."""
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
