@@ -58,8 +58,8 @@ def compile_query(
     return Query(line_pattern, file_pattern, compile_glob(glob) if glob else None, limit)
 
 
-def file_lines(path: str) -> list[str] | None:
-    """The file's lines (LF-split after CRLF/CR → LF), or None when unreadable or binary."""
+def file_text(path: str) -> str | None:
+    """The file as text with CRLF/CR made LF, or None when unreadable or binary."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
@@ -68,7 +68,9 @@ def file_lines(path: str) -> list[str] | None:
     if b"\0" in data:
         return None
     text = data.decode("utf-8", "replace")
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 def search(root: str, query: Query, stop: threading.Event) -> tuple[list[Match], bool]:
@@ -102,12 +104,13 @@ def _candidates(root: str, glob: Glob | None, stop: threading.Event) -> Iterable
 
 def _search_file(path: str, query: Query, matches: list[Match]) -> bool:
     """Append the file's matching lines; True once the limit is reached."""
-    lines = file_lines(path)
-    if lines is None:
+    text = file_text(path)
+    if text is None:
         return False
-    if query.file_pattern is not None and query.file_pattern.search("\n".join(lines)) is None:
+    if query.file_pattern is not None and query.file_pattern.search(text) is None:
         return False
-    searched = lines[:-1] if lines and lines[-1] == "" else lines
+    lines = text.split("\n")
+    searched = lines[:-1] if lines[-1] == "" else lines
     for number, line in enumerate(searched, start=1):
         if query.line_pattern.search(line) is not None:
             matches.append(Match(path, number, lines))
