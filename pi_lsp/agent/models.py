@@ -1,0 +1,220 @@
+"""Model identity and capabilities: ``provider/model`` references, pi's ``api`` names, windows.
+
+A :class:`ModelRef` carries pi's provider name (``google``, ``amazon-bedrock``…) so sessions record
+what pi records, and knows litellm's spelling of the same provider for calls. :func:`resolve_model`
+reads litellm's bundled model data (context window, output limit, reasoning, vision, prices); a
+model litellm does not know gets explicit settings or documented defaults. litellm is imported
+lazily (see :mod:`pi_lsp.agent.llm`); nothing here calls a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pi_lsp.agent.llm import litellm_module, load_litellm
+
+# pi provider name -> litellm's provider prefix, where they differ.
+_LITELLM_PREFIX = {
+    "google": "gemini",
+    "google-vertex": "vertex_ai",
+    "amazon-bedrock": "bedrock",
+    "github-copilot": "github_copilot",
+    "vercel-ai-gateway": "vercel_ai_gateway",
+}
+_PI_PROVIDER = {prefix: provider for provider, prefix in _LITELLM_PREFIX.items()}
+
+OPENAI_COMPLETIONS = "openai-completions"
+"""The ``api`` of every chat-completions call. pi itself talks to OpenAI through the Responses API
+(``openai-responses``); pi_lsp calls chat completions through litellm and records what it used."""
+
+# The wire API litellm speaks for each provider, named as pi names it (packages/ai/src/types.ts).
+_PROVIDER_API = {
+    "anthropic": "anthropic-messages",
+    "google": "google-generative-ai",
+    "google-vertex": "google-vertex",
+    "amazon-bedrock": "bedrock-converse-stream",
+}
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+"""Context window assumed for a model litellm does not know and no setting describes (pi's default
+for custom models)."""
+DEFAULT_MAX_OUTPUT_TOKENS = 16_384
+"""Output limit assumed for an unknown model (pi's default for custom models)."""
+
+ContextWindowSource = Literal["setting", "litellm", "default"]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRef:
+    """A model as pi names it: provider and model id (the id may itself contain slashes)."""
+
+    provider: str
+    model_id: str
+
+    @classmethod
+    def parse(cls, text: str, *, default_provider: str | None = None) -> ModelRef:
+        """Parse ``provider/model``; litellm's provider spellings (``gemini/…``) become pi's."""
+        provider, slash, model_id = text.strip().partition("/")
+        if not slash:
+            if default_provider is None:
+                raise ValueError(f"Model {text!r} needs a provider: write it as provider/model")
+            provider, model_id = default_provider, text.strip()
+        if not provider or not model_id:
+            raise ValueError(f"Model {text!r} is not of the form provider/model")
+        return cls(_PI_PROVIDER.get(provider, provider), model_id)
+
+    @property
+    def litellm_provider(self) -> str:
+        """litellm's name for the provider."""
+        return _LITELLM_PREFIX.get(self.provider, self.provider)
+
+    @property
+    def litellm_model(self) -> str:
+        """The ``model`` argument for litellm calls."""
+        return f"{self.litellm_provider}/{self.model_id}"
+
+    @property
+    def api(self) -> str:
+        """pi's ``api`` value for messages produced through this provider."""
+        return _PROVIDER_API.get(self.provider, OPENAI_COMPLETIONS)
+
+    def __str__(self) -> str:
+        return f"{self.provider}/{self.model_id}"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TokenPrices:
+    """USD per token, split like pi's usage cost."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModelInfo:
+    """What pi_lsp needs to know about a model to call it and budget its context."""
+
+    ref: ModelRef
+    context_window: int
+    context_window_source: ContextWindowSource
+    """``default``: nothing described the model, so callers may warn that the window is a guess."""
+    max_output_tokens: int
+    reasoning: bool
+    """Whether the model accepts reasoning settings (thinking levels other than ``off``)."""
+    supports_xhigh: bool
+    supports_images: bool
+    prices: TokenPrices
+    known: bool
+    """Whether litellm's model data describes the model."""
+
+
+def resolve_model(
+    ref: ModelRef,
+    *,
+    context_window: int | None = None,
+    max_output_tokens: int | None = None,
+    reasoning: bool | None = None,
+    supports_images: bool | None = None,
+) -> ModelInfo:
+    """Describe ``ref`` from litellm's model data; explicit settings win over it.
+
+    Imports litellm on first use; in async code prefer :func:`aresolve_model`.
+    """
+    data = _model_data(ref)
+    window, source = _context_window(data, context_window)
+    thinks = reasoning if reasoning is not None else _supports_reasoning(ref, data)
+    return ModelInfo(
+        ref=ref,
+        context_window=window,
+        context_window_source=source,
+        max_output_tokens=max_output_tokens
+        or _int(data, "max_output_tokens")
+        or DEFAULT_MAX_OUTPUT_TOKENS,
+        reasoning=thinks,
+        supports_xhigh=thinks and _supports_xhigh(ref, data),
+        supports_images=supports_images
+        if supports_images is not None
+        else bool(data.get("supports_vision", not data)),
+        prices=_prices(data),
+        known=bool(data),
+    )
+
+
+async def aresolve_model(
+    ref: ModelRef,
+    *,
+    context_window: int | None = None,
+    max_output_tokens: int | None = None,
+    reasoning: bool | None = None,
+    supports_images: bool | None = None,
+) -> ModelInfo:
+    """:func:`resolve_model` after importing litellm off the event loop."""
+    await load_litellm()
+    return resolve_model(
+        ref,
+        context_window=context_window,
+        max_output_tokens=max_output_tokens,
+        reasoning=reasoning,
+        supports_images=supports_images,
+    )
+
+
+def _model_data(ref: ModelRef) -> dict[str, Any]:
+    """litellm's model-info dict, or ``{}`` for a model it does not map."""
+    litellm = litellm_module()
+    for args in ((ref.litellm_model, None), (ref.model_id, ref.litellm_provider)):
+        try:
+            return dict(litellm.get_model_info(args[0], custom_llm_provider=args[1]))
+        except Exception:  # litellm raises assorted types for unmapped models
+            continue
+    return {}
+
+
+def _context_window(data: dict[str, Any], setting: int | None) -> tuple[int, ContextWindowSource]:
+    if setting:
+        return setting, "setting"
+    known = _int(data, "max_input_tokens")
+    return (known, "litellm") if known else (DEFAULT_CONTEXT_WINDOW, "default")
+
+
+def _supports_reasoning(ref: ModelRef, data: dict[str, Any]) -> bool:
+    if not data:
+        return False
+    check = getattr(litellm_module(), "supports_reasoning", None)
+    if check is None:
+        return bool(data.get("supports_reasoning"))
+    try:
+        return bool(check(model=ref.litellm_model))
+    except Exception:
+        return bool(data.get("supports_reasoning"))
+
+
+def _supports_xhigh(ref: ModelRef, data: dict[str, Any]) -> bool:
+    """pi's ``supportsXhigh`` (GPT-5.2/5.3, Anthropic Opus 4.6) or litellm's own flag."""
+    model_id = ref.model_id
+    if "gpt-5.2" in model_id or "gpt-5.3" in model_id:
+        return True
+    if ref.api == "anthropic-messages" and ("opus-4-6" in model_id or "opus-4.6" in model_id):
+        return True
+    return bool(data.get("supports_xhigh_reasoning_effort"))
+
+
+def _prices(data: dict[str, Any]) -> TokenPrices:
+    def price(key: str) -> float:
+        value = data.get(key)
+        return float(value) if isinstance(value, int | float) else 0.0
+
+    return TokenPrices(
+        input=price("input_cost_per_token"),
+        output=price("output_cost_per_token"),
+        cache_read=price("cache_read_input_token_cost"),
+        cache_write=price("cache_creation_input_token_cost"),
+    )
+
+
+def _int(data: dict[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    return int(value) if isinstance(value, int | float) and value > 0 else None

@@ -1,0 +1,263 @@
+"""One streamed model call through litellm, as pi's assistant-message event stream.
+
+:func:`stream_assistant` returns an :class:`AssistantStream`: iterate it for pi's sub-events (see
+:mod:`pi_lsp.agent.assistant_builder`); the last event is ``done`` or ``error`` and carries the
+final assistant message, also left on :attr:`AssistantStream.message`. Provider failures never
+raise: they end the stream with an ``error`` event whose message has ``stopReason: "error"`` and
+pi's ``errorMessage`` (details on :attr:`AssistantStream.failure`). Setting ``request.abort`` (or
+cancelling the consuming task) stops reading, closes the HTTP stream and finalises the partial
+message with ``stopReason: "aborted"``; task cancellation still propagates after that.
+
+Credentials and endpoints come from the environment variables litellm reads (``OPENAI_API_KEY``,
+``OPENAI_BASE_URL``, ``ANTHROPIC_API_KEY``…); ``api_base``/``api_key`` are sent only when a setting
+provides them. The openai SDK's own retries are off (``max_retries=0``): the loop retries, as pi.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, TypeVar
+
+from pi_lsp.agent.assistant_builder import AssistantBuilder, InvalidArguments
+from pi_lsp.agent.errors import ProviderFailure, describe_provider_error
+from pi_lsp.agent.llm import load_litellm
+from pi_lsp.agent.models import ModelInfo
+from pi_lsp.agent.provider_messages import ToolSpec, to_provider_messages, tool_definitions
+from pi_lsp.agent.thinking import ThinkingLevel, completion_params
+from pi_lsp.session.jsonl import JsonObject
+
+logger = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Endpoint:
+    """Explicit connection settings; ``None`` leaves it to litellm's environment variables."""
+
+    api_base: str | None = None
+    api_key: str | None = None
+    timeout: float | None = None
+    """Seconds for the whole request (litellm's default otherwise)."""
+    extra_headers: Mapping[str, str] | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModelRequest:
+    """Everything one model call needs."""
+
+    model: ModelInfo
+    messages: Sequence[JsonObject]
+    """pi context messages (any role; summaries and bash executions are converted here)."""
+    system_prompt: str | None = None
+    tools: Sequence[ToolSpec] = ()
+    thinking_level: ThinkingLevel = "off"
+    """Clamped to what the model offers."""
+    max_tokens: int | None = None
+    """Output cap; ``min(model limit, 32000)`` when unset, as pi."""
+    temperature: float | None = None
+    thinking_budgets: Mapping[str, int] | None = None
+    """Anthropic budget overrides per level (pi's ``thinkingBudgets`` setting)."""
+    block_images: bool = False
+    endpoint: Endpoint = field(default_factory=Endpoint)
+    abort: asyncio.Event | None = None
+
+
+class _Aborted(Exception):
+    """The abort event fired while waiting on the provider."""
+
+
+class AssistantStream:
+    """Async iterator of pi's assistant-message events for one call; see the module docstring."""
+
+    def __init__(self, request: ModelRequest) -> None:
+        self.request = request
+        self.builder = AssistantBuilder(request.model)
+        self.failure: ProviderFailure | None = None
+        """Set when the call failed (``stopReason: "error"``)."""
+        self._events: AsyncGenerator[JsonObject, None] = self._run()
+        self._abort_waiter: asyncio.Future[Any] | None = None
+
+    @property
+    def message(self) -> JsonObject:
+        """The assistant message: partial while streaming, final after the last event."""
+        return self.builder.message
+
+    @property
+    def invalid_arguments(self) -> Mapping[str, InvalidArguments]:
+        """Tool calls (by id) whose arguments were not a JSON object (``arguments`` is ``{}``)."""
+        return self.builder.invalid_arguments
+
+    def __aiter__(self) -> AssistantStream:
+        return self
+
+    async def __anext__(self) -> JsonObject:
+        return await self._events.__anext__()
+
+    async def __aenter__(self) -> AssistantStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop early: close the HTTP stream (the message stays as it is)."""
+        await self._events.aclose()
+
+    async def result(self) -> JsonObject:
+        """Consume the remaining events and return the final message."""
+        async for _ in self:
+            pass
+        return self.message
+
+    async def _run(self) -> AsyncGenerator[JsonObject, None]:
+        abort = self.request.abort
+        if abort is not None:
+            self._abort_waiter = asyncio.ensure_future(abort.wait())
+        try:
+            async with contextlib.aclosing(self._call()) as events:
+                async for event in events:
+                    yield event
+        finally:
+            if self._abort_waiter is not None:
+                self._abort_waiter.cancel()
+
+    async def _call(self) -> AsyncGenerator[JsonObject, None]:
+        builder = self.builder
+        try:
+            litellm = await self._until_abort(load_litellm())
+            response = await self._until_abort(litellm.acompletion(**_call_arguments(self.request)))
+        except _Aborted:
+            for event in builder.fail(None):
+                yield event
+            return
+        except asyncio.CancelledError:
+            builder.fail(None)
+            raise
+        except Exception as exc:
+            for event in self._failed(exc):
+                yield event
+            return
+        yield builder.start()
+        async with contextlib.aclosing(self._read(response)) as events:
+            async for event in events:
+                yield event
+
+    async def _read(self, response: Any) -> AsyncGenerator[JsonObject, None]:
+        builder, chunks, finished = self.builder, response.__aiter__(), False
+        try:
+            while True:
+                try:
+                    chunk = await self._until_abort(chunks.__anext__())
+                except StopAsyncIteration:
+                    break
+                for event in builder.feed(chunk):
+                    yield event
+            finished = True
+        except _Aborted:
+            events = builder.fail(None)
+        except asyncio.CancelledError:
+            builder.fail(None)
+            raise
+        except Exception as exc:
+            events = self._failed(exc)
+        else:
+            events = builder.finish()
+        finally:
+            if not finished:
+                await _close(response)
+        for event in events:
+            yield event
+
+    def _failed(self, exc: Exception) -> list[JsonObject]:
+        self.failure = describe_provider_error(exc, self.request.model.ref.provider)
+        if self.failure.status is None:
+            logger.warning("model call failed without an HTTP status: %r", exc, exc_info=exc)
+        return self.builder.fail(self.failure)
+
+    async def _until_abort(self, awaitable: Awaitable[_T]) -> _T:
+        """Await ``awaitable`` unless the abort event fires first (then cancel it)."""
+        waiter, abort = self._abort_waiter, self.request.abort
+        if waiter is None or abort is None:
+            return await awaitable
+        if abort.is_set():
+            _discard(awaitable)
+            raise _Aborted
+        task = asyncio.ensure_future(awaitable)
+        try:
+            await asyncio.wait((task, waiter), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if task.cancelled() and abort.is_set():
+            raise _Aborted
+        return task.result()  # a result that raced the abort is used; the next read aborts
+
+
+def stream_assistant(request: ModelRequest) -> AssistantStream:
+    """Start one streamed call (lazily: nothing is sent until the first event is awaited)."""
+    return AssistantStream(request)
+
+
+def _call_arguments(request: ModelRequest) -> dict[str, Any]:
+    """Keyword arguments for ``litellm.acompletion``."""
+    model = request.model
+    arguments: dict[str, Any] = {
+        "model": model.ref.litellm_model,
+        "messages": to_provider_messages(
+            request.messages,
+            model,
+            system_prompt=request.system_prompt,
+            block_images=request.block_images,
+        ),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "max_retries": 0,
+        **completion_params(
+            model,
+            request.thinking_level,
+            max_tokens=request.max_tokens,
+            budgets=request.thinking_budgets,
+        ),
+    }
+    if request.tools:
+        arguments["tools"] = tool_definitions(request.tools)
+    if request.temperature is not None:
+        arguments["temperature"] = request.temperature
+    endpoint = request.endpoint
+    optional = {
+        "api_base": endpoint.api_base,
+        "api_key": endpoint.api_key,
+        "timeout": endpoint.timeout,
+        "extra_headers": dict(endpoint.extra_headers) if endpoint.extra_headers else None,
+    }
+    arguments.update({key: value for key, value in optional.items() if value is not None})
+    return arguments
+
+
+async def _close(response: Any) -> None:
+    """Close litellm's stream wrapper, which closes the HTTP response."""
+    close = getattr(response, "aclose", None)
+    if close is None:
+        return
+    try:
+        await close()
+    except Exception:  # closing a half-read stream may itself fail; the socket is gone either way
+        logger.debug("closing the model stream failed", exc_info=True)
+
+
+def _discard(awaitable: Awaitable[Any]) -> None:
+    """Close a coroutine that will never be awaited (avoids the 'never awaited' warning)."""
+    close = getattr(awaitable, "close", None)
+    if close is not None:
+        close()
