@@ -83,17 +83,25 @@ def _kind(record: Record) -> str:
 
 
 def render_tree(tree: SessionTree, leaf_id: str | None) -> str:
-    """The tree, indenting only where a node has several children."""
-    depth: dict[str, int] = {}
+    """The tree with branch guides; a linear run of entries stays at one indentation."""
+    line_prefix: dict[str, str] = {}
+    child_prefix: dict[str, str] = {}
     lines = []
     for node in tree.nodes:
         record = node.record
-        level = depth.get(record.id, 0)
-        for child in node.children:
-            depth[child] = level + (1 if len(node.children) > 1 else 0)
+        own = child_prefix.get(record.id, "")
+        kids = node.children
+        for index, child in enumerate(kids):
+            if len(kids) == 1:
+                line_prefix[child], child_prefix[child] = own, own
+            else:
+                last = index == len(kids) - 1
+                line_prefix[child] = own + ("└ " if last else "├ ")
+                child_prefix[child] = own + ("  " if last else "│ ")
         marks = f" [{node.label}]" if node.label else ""
         marks += " <- leaf" if record.id == leaf_id else ""
-        lines.append(f"{'  ' * level}{record.id} {_kind(record)}: {entry_preview(record)}{marks}")
+        lead = line_prefix.get(record.id, "")
+        lines.append(f"{lead}{record.id} {_kind(record)}: {entry_preview(record)}{marks}")
     return "".join(line + "\n" for line in lines)
 
 
