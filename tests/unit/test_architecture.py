@@ -52,6 +52,8 @@ def test_litellm_is_never_imported_at_module_level() -> None:
 
 
 def test_the_architecture_check_sees_imports() -> None:
-    tree = ast.parse("import pygls.lsp\nfrom lsprotocol import types\ndef f():\n    import litellm\n")
+    tree = ast.parse(
+        "import pygls.lsp\nfrom lsprotocol import types\ndef f():\n    import litellm\n"
+    )
     assert _imports(tree, top_level_only=False) == ["pygls.lsp", "lsprotocol", "litellm"]
     assert _imports(tree, top_level_only=True) == ["pygls.lsp", "lsprotocol"]
