@@ -29,16 +29,16 @@ class CompactionSettings(_Section):
     """When and how much history is folded into a summary (spec 6.1)."""
 
     enabled: bool = True
-    reserveTokens: int = Field(16384, ge=0)
+    reserveTokens: int = Field(default=16384, ge=0)
     """Tokens kept free for the reply; compaction triggers above ``window - reserveTokens``."""
-    keepRecentTokens: int = Field(20000, ge=0)
+    keepRecentTokens: int = Field(default=20000, ge=0)
     """Recent history kept verbatim after a compaction."""
 
 
 class BranchSummarySettings(_Section):
     """Branch summaries when leaving a branch (spec 7.3)."""
 
-    reserveTokens: int = Field(16384, ge=0)
+    reserveTokens: int = Field(default=16384, ge=0)
     skipPrompt: bool = False
 
 
@@ -46,10 +46,10 @@ class RetrySettings(_Section):
     """Retries of transient provider errors (spec 11)."""
 
     enabled: bool = True
-    maxRetries: int = Field(3, ge=0)
-    baseDelayMs: int = Field(2000, ge=0)
+    maxRetries: int = Field(default=3, ge=0)
+    baseDelayMs: int = Field(default=2000, ge=0)
     """Delay before the first retry; doubled for each further one."""
-    maxDelayMs: int = Field(60000, ge=0)
+    maxDelayMs: int = Field(default=60000, ge=0)
     """A provider asking to wait longer than this fails at once instead."""
 
 
@@ -64,8 +64,8 @@ class ImageSettings(_Section):
 class ModelOverride(_Section):
     """What litellm does not know about a model."""
 
-    contextWindow: int | None = Field(None, gt=0)
-    maxTokens: int | None = Field(None, gt=0)
+    contextWindow: int | None = Field(default=None, gt=0)
+    maxTokens: int | None = Field(default=None, gt=0)
     reasoning: bool | None = None
 
 
@@ -114,10 +114,11 @@ def _validated(model: type[M], data: Mapping[str, Any], where: str, problems: li
             continue
         raw = data[name]
         annotation = field.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            if isinstance(raw, dict):
-                values[name] = _validated(annotation, raw, f"{where}{name}.", problems)
-                continue
+        nested = isinstance(annotation, type) and issubclass(annotation, BaseModel)
+        if nested and isinstance(raw, dict):
+            assert isinstance(annotation, type) and issubclass(annotation, BaseModel)
+            values[name] = _validated(annotation, raw, f"{where}{name}.", problems)
+            continue
         try:  # validate this one field, every other one at its default
             values[name] = getattr(model.model_validate({name: raw}), name)
         except ValidationError as exc:
