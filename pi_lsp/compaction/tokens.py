@@ -1,0 +1,169 @@
+"""Token accounting: pi's chars/4 estimate, a tiktoken count, and the usage-anchored total. Pure.
+
+Both estimators measure the same text pi measures (spec 6.2): user text, assistant text, thinking
+and tool calls (``name + JSON.stringify(arguments)``), tool-result and custom text plus a fixed
+cost per image, bash command and output, summary text. ``chars4`` is pi's ``estimateTokens``
+exactly (UTF-16 code units); the tiktoken estimator counts real tokens of that text (D4).
+A context total is anchored on the last usable provider ``usage``, as pi anchors it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol
+
+from pi_lsp.compaction.encodings import encoding_name_for_model, get_encoding
+from pi_lsp.compaction.js import js_len, js_stringify
+from pi_lsp.compaction.models import ContextEstimate
+from pi_lsp.session.jsonl import JsonObject
+
+IMAGE_CHARS = 4800
+"""pi's size of one image in tool results and custom messages (1200 tokens at chars/4)."""
+IMAGE_TOKENS = IMAGE_CHARS // 4
+
+EstimatorKind = Literal["tiktoken", "chars4"]
+logger = logging.getLogger(__name__)
+
+
+class Estimator(Protocol):
+    """Tokens of one agent message."""
+
+    @property
+    def name(self) -> str:
+        """``chars4`` or ``tiktoken:<encoding>``."""
+        ...
+
+    def __call__(self, message: JsonObject) -> int:
+        """Estimated tokens of ``message``."""
+        ...
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _blocks(content: Any, texts: list[str]) -> int:
+    """Append the non-empty text blocks of ``content``; return its number of images."""
+    if isinstance(content, str):
+        texts.append(content)
+        return 0
+    images = 0
+    for block in content if isinstance(content, list) else ():
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and block.get("text"):
+            texts.append(_str(block["text"]))
+        elif kind == "image":
+            images += 1
+    return images
+
+
+def countable(message: JsonObject) -> tuple[list[str], int]:
+    """The texts pi measures in a message, and how many images it charges for."""
+    texts: list[str] = []
+    role = message.get("role")
+    if role == "user":
+        _blocks(message.get("content"), texts)  # pi ignores user images
+        return texts, 0
+    if role == "assistant":
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text":
+                texts.append(_str(block.get("text")))
+            elif kind == "thinking":
+                texts.append(_str(block.get("thinking")))
+            elif kind == "toolCall":
+                texts.append(_str(block.get("name")) + js_stringify(block.get("arguments")))
+        return texts, 0
+    if role in ("custom", "toolResult"):
+        return texts, _blocks(message.get("content"), texts)
+    if role == "bashExecution":
+        return [_str(message.get("command")), _str(message.get("output"))], 0
+    if role in ("branchSummary", "compactionSummary"):
+        return [_str(message.get("summary"))], 0
+    return texts, 0
+
+
+class Chars4Estimator:
+    """pi's ``estimateTokens``: ceil(UTF-16 length / 4), +4800 characters per charged image."""
+
+    name = "chars4"
+
+    def __call__(self, message: JsonObject) -> int:
+        """Estimated tokens of ``message``."""
+        texts, images = countable(message)
+        chars = sum(js_len(text) for text in texts) + IMAGE_CHARS * images
+        return -(-chars // 4)
+
+
+class TiktokenEstimator:
+    """Real tokens of the measured text with a tiktoken encoding (+1200 per charged image)."""
+
+    def __init__(self, encoding_name: str = "cl100k_base") -> None:
+        self.name = f"tiktoken:{encoding_name}"
+        self._encode: Callable[[str], list[int]] = get_encoding(encoding_name).encode_ordinary
+
+    def __call__(self, message: JsonObject) -> int:
+        """Tokens of ``message``."""
+        texts, images = countable(message)
+        encode = self._encode
+        return sum(len(encode(text)) for text in texts if text) + IMAGE_TOKENS * images
+
+
+CHARS4 = Chars4Estimator()
+
+
+def estimator_for(kind: EstimatorKind = "tiktoken", model_id: str | None = None) -> Estimator:
+    """The estimator of ``kind`` for a model; tiktoken falls back to chars4 if it cannot load."""
+    if kind == "chars4":
+        return CHARS4
+    try:
+        return TiktokenEstimator(encoding_name_for_model(model_id))
+    except Exception as exc:  # a missing BPE file must not stop the agent
+        logger.warning("tiktoken unavailable (%s); estimating tokens as chars/4", exc)
+        return CHARS4
+
+
+def calculate_context_tokens(usage: JsonObject) -> int:
+    """Context size from a provider usage: ``totalTokens``, else the sum of its parts."""
+    total = usage.get("totalTokens")
+    if total:
+        return int(total)
+    parts = (usage.get(key) for key in ("input", "output", "cacheRead", "cacheWrite"))
+    return int(sum(p for p in parts if isinstance(p, int | float)))
+
+
+def assistant_usage(message: JsonObject) -> JsonObject | None:
+    """The usage of an assistant message that completed (not aborted, not an error), or None."""
+    if message.get("role") != "assistant" or message.get("stopReason") in ("aborted", "error"):
+        return None
+    usage = message.get("usage")
+    return usage if isinstance(usage, dict) and usage else None
+
+
+def estimate_context_tokens(
+    messages: Sequence[JsonObject], count: Callable[[int], int] | None = None
+) -> ContextEstimate:
+    """pi's ``estimateContextTokens``: last usable usage plus estimates of what follows it.
+
+    ``count(i)`` gives the tokens of ``messages[i]`` (default: chars4), so callers can cache.
+    """
+    counter = count if count is not None else (lambda i: CHARS4(messages[i]))
+    for index in range(len(messages) - 1, -1, -1):
+        usage = assistant_usage(messages[index])
+        if usage is not None:
+            used = calculate_context_tokens(usage)
+            trailing = sum(counter(i) for i in range(index + 1, len(messages)))
+            return ContextEstimate(
+                tokens=used + trailing,
+                usage_tokens=used,
+                trailing_tokens=trailing,
+                last_usage_index=index,
+            )
+    estimated = sum(counter(i) for i in range(len(messages)))
+    return ContextEstimate(
+        tokens=estimated, usage_tokens=0, trailing_tokens=estimated, last_usage_index=None
+    )
