@@ -1,0 +1,318 @@
+"""The turn loop: model call, tool calls, steering and follow-ups (pi's ``agent-loop.ts``, §11).
+
+Pure orchestration: the model call, the tools, the event sink and the queues are injected, so the
+loop runs the same against litellm, a scripted double or an editor. It emits pi's events in pi's
+order: ``agent_start``, ``turn_start``, the prompt messages, then per turn the streamed assistant
+message, the tool executions (announced first, run concurrently, finished in call order) and
+``turn_end``; ``agent_end`` last. A reply that failed or was aborted ends the run.
+
+Invariants the rest of pi_lsp relies on: every tool call of an assistant message gets exactly one
+tool result (unknown tool, bad arguments, abort, skipped by steering: each is an error result),
+and ``message_end`` is emitted for every message, which is where the caller persists it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pi_lsp.agent.events import event
+from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.tools import Tool, ToolError, ToolResult
+
+SKIPPED = "Skipped due to queued user message."
+TRUNCATED_CALL = (
+    'Tool call "{name}" was not executed: the response hit the output token limit, so its '
+    "arguments may be truncated. Re-issue the tool call with complete arguments."
+)
+
+
+class ReplyStream(Protocol):
+    """What a model call returns: pi's assistant sub-events, then the final message."""
+
+    def __aiter__(self) -> AsyncIterator[JsonObject]:
+        """The sub-events: ``start``, deltas, then ``done`` or ``error``."""
+        ...
+
+    @property
+    def message(self) -> JsonObject:
+        """The assistant message: partial while streaming, final at the end."""
+        ...
+
+    @property
+    def invalid_arguments(self) -> Mapping[str, Any]:
+        """Tool calls (by id) whose arguments could not be parsed."""
+        ...
+
+
+StreamFn = Callable[[list[JsonObject], asyncio.Event], ReplyStream]
+"""Starts a model call over the context messages; stops when the event is set."""
+
+Emit = Callable[[JsonObject], None]
+"""Receives every event; persisting happens here on ``message_end``."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoopHooks:
+    """What the loop needs from its surroundings."""
+
+    stream: StreamFn
+    tools: Mapping[str, Tool[Any]]
+    emit: Emit
+    steering: Callable[[], list[JsonObject]]
+    """Queued steering messages (taken off the queue)."""
+    follow_up: Callable[[], list[JsonObject]]
+    """Queued follow-up messages, asked for only when the agent would stop."""
+
+
+def now_ms() -> int:
+    """Epoch milliseconds."""
+    return int(time.time() * 1000)
+
+
+async def run_loop(
+    messages: list[JsonObject],
+    prompts: Sequence[JsonObject],
+    hooks: LoopHooks,
+    abort: asyncio.Event,
+) -> list[JsonObject]:
+    """Run until the agent stops; ``messages`` (the context) grows in place. Returns new messages.
+
+    ``prompts`` may be empty to continue from the context as it is (after a retry or compaction).
+    """
+    emit = hooks.emit
+    added: list[JsonObject] = []
+    emit(event("agent_start"))
+    emit(event("turn_start"))
+    _deliver(list(prompts), messages, added, emit)
+    pending = hooks.steering()
+    first = True
+    while True:
+        more_tools = True
+        while more_tools or pending:
+            if not first:
+                emit(event("turn_start"))
+            first = False
+            _deliver(pending, messages, added, emit)
+            pending = []
+            reply, invalid = await _stream_reply(messages, hooks, abort)
+            messages.append(reply)
+            added.append(reply)
+            if reply.get("stopReason") in ("error", "aborted"):
+                emit(event("turn_end", message=reply, toolResults=[]))
+                emit(event("agent_end", messages=added))
+                return added
+            results, pending = await _run_tool_calls(reply, invalid, hooks, abort)
+            messages.extend(results)
+            added.extend(results)
+            more_tools = bool(results)
+            emit(event("turn_end", message=reply, toolResults=results))
+            if abort.is_set():
+                emit(event("agent_end", messages=added))
+                return added
+            if not pending:
+                pending = hooks.steering()
+        pending = hooks.follow_up()
+        if not pending:
+            break
+    emit(event("agent_end", messages=added))
+    return added
+
+
+def _deliver(
+    queued: list[JsonObject], messages: list[JsonObject], added: list[JsonObject], emit: Emit
+) -> None:
+    for message in queued:
+        emit(event("message_start", message=message))
+        emit(event("message_end", message=message))
+        messages.append(message)
+        added.append(message)
+
+
+async def _stream_reply(
+    messages: list[JsonObject], hooks: LoopHooks, abort: asyncio.Event
+) -> tuple[JsonObject, Mapping[str, Any]]:
+    """Stream one assistant message, emitting ``message_start/update/end``."""
+    emit = hooks.emit
+    stream = hooks.stream(list(messages), abort)
+    started = False
+    try:
+        async for sub in stream:
+            kind = sub.get("type")
+            if kind == "start":
+                started = True
+                emit(event("message_start", message=stream.message))
+            elif kind in ("done", "error"):
+                break
+            elif started:
+                emit(event("message_update", message=stream.message, assistantMessageEvent=sub))
+    except Exception as exc:  # a bug below must not lose the turn: record it as a failed reply
+        message = stream.message
+        message["stopReason"] = "error"
+        message["errorMessage"] = f"Internal error while streaming: {exc!r}"
+    reply = stream.message
+    if not started:
+        emit(event("message_start", message=reply))
+    emit(event("message_end", message=reply))
+    return reply, stream.invalid_arguments
+
+
+@dataclass(slots=True)
+class _Call:
+    block: JsonObject
+    tool: Tool[Any] | None = None
+    failure: str | None = None
+    cancel: asyncio.Event | None = None
+    task: asyncio.Task[ToolResult] | None = None
+
+
+async def _run_tool_calls(
+    reply: JsonObject, invalid: Mapping[str, Any], hooks: LoopHooks, abort: asyncio.Event
+) -> tuple[list[JsonObject], list[JsonObject]]:
+    """Execute the reply's tool calls; returns their results (call order) and steering."""
+    blocks = [b for b in reply.get("content", []) if b.get("type") == "toolCall"]
+    calls = [_announce(block, reply, invalid, hooks) for block in blocks]
+    watcher = asyncio.ensure_future(_propagate_abort(abort, calls))
+    try:
+        for call in calls:
+            if call.failure is None:
+                call.task = asyncio.ensure_future(_execute(call, hooks.emit))
+        return await _collect(calls, hooks)
+    finally:
+        watcher.cancel()
+        for call in calls:
+            if call.task is not None and not call.task.done():
+                call.task.cancel()
+                with contextlib.suppress(BaseException):
+                    await call.task
+
+
+def _announce(
+    block: JsonObject, reply: JsonObject, invalid: Mapping[str, Any], hooks: LoopHooks
+) -> _Call:
+    """``tool_execution_start``; a call that cannot run gets its ``tool_execution_end`` now."""
+    name, call_id = str(block.get("name")), str(block.get("id"))
+    args = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
+    hooks.emit(event("tool_execution_start", toolCallId=call_id, toolName=name, args=args))
+    call = _Call(block, tool=hooks.tools.get(name), cancel=asyncio.Event())
+    if reply.get("stopReason") == "length":
+        call.failure = TRUNCATED_CALL.format(name=name)
+    elif call.tool is None:
+        call.failure = f"Tool {name} not found"
+    elif call_id in invalid:
+        bad = invalid[call_id]
+        call.failure = (
+            f'Invalid arguments for tool "{name}": {getattr(bad, "error", bad)}. '
+            f"Received: {str(getattr(bad, 'raw', ''))[:2000]}"
+        )
+    else:
+        try:
+            call.tool.validate(args)
+        except ToolError as exc:
+            call.failure = exc.message
+    if call.failure is not None:
+        result = {"content": [{"type": "text", "text": call.failure}], "details": {}}
+        end = event("tool_execution_end", toolCallId=call_id, toolName=name, result=result)
+        hooks.emit({**end, "isError": True})
+    return call
+
+
+async def _propagate_abort(abort: asyncio.Event, calls: list[_Call]) -> None:
+    await abort.wait()
+    for call in calls:
+        if call.cancel is not None:
+            call.cancel.set()
+
+
+async def _execute(call: _Call, emit: Emit) -> ToolResult:
+    """Run one tool; every failure becomes an error result (the loop never crashes on a tool)."""
+    assert call.tool is not None
+    block = call.block
+    args = block.get("arguments") or {}
+
+    def update(partial: ToolResult) -> None:
+        emit(
+            event(
+                "tool_execution_update",
+                toolCallId=block.get("id"),
+                toolName=block.get("name"),
+                args=args,
+                partialResult=_result_payload(partial),
+            )
+        )
+
+    try:
+        return await call.tool.execute(args, cancel=call.cancel, on_update=update)
+    except ToolError as exc:
+        return ToolResult.of_text(exc.message, {}, is_error=True)
+    except Exception as exc:
+        return ToolResult.of_text(f"{type(exc).__name__}: {exc}", {}, is_error=True)
+
+
+async def _collect(
+    calls: list[_Call], hooks: LoopHooks
+) -> tuple[list[JsonObject], list[JsonObject]]:
+    """Finish the calls in call order; queued steering skips the ones still running."""
+    results: list[JsonObject] = []
+    steering: list[JsonObject] = []
+    for call in calls:
+        block = call.block
+        if call.failure is not None:
+            result = ToolResult.of_text(call.failure, {}, is_error=True)
+        elif steering and call.task is not None and not call.task.done():
+            assert call.cancel is not None
+            call.cancel.set()
+            call.task.cancel()
+            with contextlib.suppress(BaseException):
+                await call.task
+            result = ToolResult.of_text(SKIPPED, {}, is_error=True)
+            _emit_end(hooks.emit, block, result)
+        else:
+            assert call.task is not None
+            result = await call.task
+            _emit_end(hooks.emit, block, result)
+            if not steering:
+                steering = hooks.steering()
+        message = tool_result_message(block, result)
+        hooks.emit(event("message_start", message=message))
+        hooks.emit(event("message_end", message=message))
+        results.append(message)
+    return results, steering
+
+
+def _emit_end(emit: Emit, block: JsonObject, result: ToolResult) -> None:
+    emit(
+        event(
+            "tool_execution_end",
+            toolCallId=block.get("id"),
+            toolName=block.get("name"),
+            result=_result_payload(result),
+            isError=result.is_error,
+        )
+    )
+
+
+def _result_payload(result: ToolResult) -> JsonObject:
+    payload: JsonObject = {"content": list(result.content)}
+    if result.details is not None:
+        payload["details"] = result.details
+    return payload
+
+
+def tool_result_message(block: JsonObject, result: ToolResult) -> JsonObject:
+    """pi's ``toolResult`` message for a call (key order as pi writes it)."""
+    message: JsonObject = {
+        "role": "toolResult",
+        "toolCallId": block.get("id"),
+        "toolName": block.get("name"),
+        "content": list(result.content),
+    }
+    if result.details is not None:
+        message["details"] = result.details
+    message["isError"] = result.is_error
+    message["timestamp"] = now_ms()
+    return message
