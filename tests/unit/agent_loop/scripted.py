@@ -6,7 +6,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -111,7 +111,7 @@ class SleepTool(Tool[SleepParams]):
     name = "sleep"
     summary = "Sleep"
     params_model = SleepParams
-    finished: list[str] = []
+    finished: ClassVar[list[str]] = []
 
     @property
     def description(self) -> str:

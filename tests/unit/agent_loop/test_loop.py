@@ -104,7 +104,7 @@ async def test_bad_calls_become_error_results_and_the_loop_continues(tmp_path: P
         ),
         Reply("recovered"),
     )
-    events, emit = recorder()
+    _events, emit = recorder()
     messages: list[dict[str, Any]] = []
     await run_loop(messages, [user("go")], hooks(script, tools, emit), asyncio.Event())
     results = [m for m in messages if m["role"] == "toolResult"]
