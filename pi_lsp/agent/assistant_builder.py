@@ -62,6 +62,8 @@ class AssistantBuilder:
             "timestamp": int(time.time() * 1000),
         }
         self.invalid_arguments: dict[str, InvalidArguments] = {}
+        self._anthropic = model.ref.api == "anthropic-messages"
+        """Only Anthropic signs thinking; other deltas are not searched for signatures."""
         self._block: JsonObject | None = None
         self._raw_arguments = ""
         self._tool_index: int | None = None
@@ -114,7 +116,8 @@ class AssistantBuilder:
 
     def _reasoning(self, delta: Any, events: list[JsonObject]) -> None:
         text = getattr(delta, "reasoning_content", None)
-        signature, redacted = _signature(getattr(delta, "thinking_blocks", None))
+        signed = self._anthropic and getattr(delta, "thinking_blocks", None)
+        signature, redacted = _signature(signed or None)
         if redacted is not None:
             self._open(
                 "thinking",
@@ -133,7 +136,7 @@ class AssistantBuilder:
         if self._block is None or self._block["type"] != kind:
             extra = (
                 {}
-                if kind == "text" or self.model.ref.api == "anthropic-messages"
+                if kind == "text" or self._anthropic
                 else {"thinkingSignature": "reasoning_content"}
             )
             self._open(kind, events, **{field: ""}, **extra)
@@ -190,7 +193,7 @@ class AssistantBuilder:
         block, self._block = self._block, None
         if block is None:
             return []
-        index = self.message["content"].index(block)
+        index = self._index()  # the open block is always the last one
         if block["type"] == "toolCall":
             self._finish_tool_call(block, final=emit)
             event = {

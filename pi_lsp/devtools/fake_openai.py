@@ -198,6 +198,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         turn, number = fake.next_turn(body)
+        if turn.response_delay:
+            fake.pause(turn.response_delay)
         if turn.error is not None:
             self._send_error(turn.error)
         elif body.get("stream"):
@@ -224,13 +226,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def _stream(self, body: JsonObject, turn: Turn, number: int) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
-        self.close_connection = True
         fake = self.server_fake
+        self.close_connection = True
         try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
             for sent, payload in enumerate(chunks(body, turn, number)):
                 if turn.hang_after is not None and sent >= turn.hang_after:
                     self._hang()

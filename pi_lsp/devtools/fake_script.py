@@ -123,6 +123,8 @@ class Turn(_Strict):
     """Characters of text (and of argument JSON, ×2) per chunk."""
     chunk_delay: float = Field(default=0.0, ge=0)
     """Seconds to sleep after each streamed chunk (slow streams)."""
+    response_delay: float = Field(default=0.0, ge=0)
+    """Seconds to wait before sending anything (status line included)."""
     hang_after: int | None = Field(default=None, ge=0)
     """Stop after this many chunks and hold the stream open until the client goes away."""
 

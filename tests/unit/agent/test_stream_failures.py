@@ -176,3 +176,47 @@ async def test_closing_the_stream_early_closes_the_connection(
             if event["type"] == "text_delta":
                 break
     assert fake.wait_for_disconnects(1)
+
+
+async def test_abort_while_waiting_for_the_response_headers(
+    make_fake: MakeFake, plain_model: ModelInfo
+) -> None:
+    fake = make_fake([Turn(text="late", response_delay=0.5)])
+    abort = asyncio.Event()
+    stream = stream_assistant(request(plain_model, fake, abort=abort))
+
+    async def abort_when_sent() -> None:
+        while not fake.requests:
+            await asyncio.sleep(0.005)
+        abort.set()
+
+    setter = asyncio.ensure_future(abort_when_sent())
+    events = await events_of(stream)
+    await setter
+    assert [(e["type"], e["reason"]) for e in events] == [("error", "aborted")]
+    assert stream.message["content"] == []
+    assert fake.wait_for_disconnects(1)  # the server's first writes after the delay fail
+
+
+async def test_outer_cancellation_wins_over_a_pending_abort(
+    make_fake: MakeFake, plain_model: ModelInfo
+) -> None:
+    fake = make_fake([Turn(text="Hanging reply", hang_after=2)])
+    abort = asyncio.Event()
+    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    started = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in stream:
+            if event["type"] == "text_delta":
+                started.set()
+
+    task = asyncio.ensure_future(consume())
+    await started.wait()
+    await asyncio.sleep(0.01)  # let the consumer block on the next read
+    abort.set()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert stream.message["stopReason"] == "aborted"
+    assert fake.wait_for_disconnects(1)
