@@ -4,7 +4,7 @@ Plain Python: never imports pygls or lsprotocol, and never imports litellm at mo
 (``pi_lsp.agent.llm`` imports it lazily, off the event loop).
 """
 
-from pi_lsp.agent.complete import CompletionError, TextCompletion, complete_text
+from pi_lsp.agent.complete import CompletionError, LitellmTextModel, TextCompletion, complete_text
 from pi_lsp.agent.errors import (
     ProviderFailure,
     auth_hint,
@@ -29,6 +29,7 @@ __all__ = [
     "AssistantStream",
     "CompletionError",
     "Endpoint",
+    "LitellmTextModel",
     "ModelInfo",
     "ModelRef",
     "ModelRequest",

@@ -3,7 +3,8 @@
 :func:`complete_text` sends a system prompt and one user message, streams the reply (so an abort
 closes the connection) and returns its text (text blocks joined by newlines, as pi's summarizer
 joins them), usage and stop reason. A failed or aborted call raises :class:`CompletionError`; the
-caller words it (pi: ``Summarization failed: …``).
+caller words it (pi: ``Summarization failed: …``). :class:`LitellmTextModel` wraps it in the shape
+the compaction summarizer asks for (``complete(system=, prompt=, max_tokens=, reasoning=)``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from pi_lsp.agent.errors import ProviderFailure
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.stream import Endpoint, ModelRequest, stream_assistant
-from pi_lsp.agent.thinking import ThinkingLevel
+from pi_lsp.agent.thinking import THINKING_LEVELS, ThinkingLevel
 from pi_lsp.session.jsonl import JsonObject
 
 
@@ -83,3 +84,38 @@ async def complete_text(
     return TextCompletion(
         text=text, usage=message["usage"], stop_reason=message["stopReason"], message=message
     )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LitellmTextModel:
+    """A resolved model as the summarizers use it: one-shot text, raising on failure."""
+
+    model: ModelInfo
+    endpoint: Endpoint = field(default_factory=Endpoint)
+    abort: asyncio.Event | None = None
+
+    @property
+    def supports_reasoning(self) -> bool:
+        """Whether the model takes reasoning settings."""
+        return self.model.reasoning
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's context window (litellm's data, a setting, or the default)."""
+        return self.model.context_window
+
+    async def complete(
+        self, *, system: str, prompt: str, max_tokens: int, reasoning: str | None
+    ) -> str:
+        """The reply's text; raises :class:`CompletionError` when the call fails or is aborted."""
+        level: ThinkingLevel = next((lvl for lvl in THINKING_LEVELS if lvl == reasoning), "off")
+        result = await complete_text(
+            self.model,
+            system_prompt=system,
+            prompt=prompt,
+            max_tokens=max_tokens,
+            reasoning=level,
+            endpoint=self.endpoint,
+            abort=self.abort,
+        )
+        return result.text

@@ -130,6 +130,8 @@ class AssistantStream:
         try:
             async with contextlib.aclosing(self._call()) as events:
                 async for event in events:
+                    if event["type"] in ("done", "error") and self._abort_waiter is not None:
+                        self._abort_waiter.cancel()  # consumers often stop at the last event
                     yield event
         finally:
             if self._abort_waiter is not None:

@@ -14,7 +14,7 @@ from pi_lsp.agent.errors import (
     is_retryable_message,
 )
 from pi_lsp.agent.models import ModelInfo
-from pi_lsp.agent.stream import Endpoint, stream_assistant
+from pi_lsp.agent.stream import Endpoint, ModelRequest, stream_assistant
 from pi_lsp.devtools.fake_script import ScriptError, Turn
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage
@@ -92,8 +92,6 @@ async def test_connection_refused_is_a_retryable_error(plain_model: ModelInfo) -
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     endpoint = Endpoint(api_base=f"http://127.0.0.1:{port}/v1", api_key="k")
-    from pi_lsp.agent.stream import ModelRequest
-
     message = await stream_assistant(
         ModelRequest(model=plain_model, messages=[user("hi")], endpoint=endpoint)
     ).result()
@@ -220,3 +218,19 @@ async def test_outer_cancellation_wins_over_a_pending_abort(
         await task
     assert stream.message["stopReason"] == "aborted"
     assert fake.wait_for_disconnects(1)
+
+
+@pytest.mark.parametrize("variable", ["OPENAI_BASE_URL", "OPENAI_API_BASE"])
+async def test_endpoint_and_key_come_from_litellms_environment_variables(
+    make_fake: MakeFake, plain_model: ModelInfo, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    fake = make_fake([Turn(text="from env")])
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(variable, fake.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "env-key")
+    message = await stream_assistant(
+        ModelRequest(model=plain_model, messages=[user("hi")])
+    ).result()
+    assert message["content"] == [{"type": "text", "text": "from env"}]
+    assert fake.requests[0].headers["authorization"] == "Bearer env-key"
