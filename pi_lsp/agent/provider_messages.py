@@ -58,7 +58,11 @@ def to_provider_messages(
 
 
 def answer_every_tool_call(messages: Sequence[JsonObject]) -> list[JsonObject]:
-    """pi's ``transformMessages`` second pass: drop failed replies, answer orphaned tool calls."""
+    """pi's ``transformMessages`` second pass: drop failed replies, answer orphaned tool calls.
+
+    Beyond pi: a tool result that answers no call of the reply before it (its reply was dropped,
+    or it repeats an answered id) is dropped too, since providers reject such a request.
+    """
     result: list[JsonObject] = []
     pending: list[JsonObject] = []
     answered: set[str] = set()
@@ -72,7 +76,10 @@ def answer_every_tool_call(messages: Sequence[JsonObject]) -> list[JsonObject]:
                 continue
             pending = [b for b in message.get("content") or [] if b.get("type") == "toolCall"]
         elif role == "toolResult":
-            answered.add(str(message.get("toolCallId")))
+            call_id = message.get("toolCallId")
+            if call_id in answered or all(call.get("id") != call_id for call in pending):
+                continue
+            answered.add(str(call_id))
         result.append(message)
     result.extend(_missing_results(pending, answered, None))
     return result

@@ -113,7 +113,7 @@ class AssistantStream:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Stop early: close the HTTP stream (the message stays as it is)."""
+        """Stop early: close the HTTP stream; an unfinished message ends as ``aborted``."""
         await self._events.aclose()
 
     async def result(self) -> JsonObject:
@@ -123,19 +123,23 @@ class AssistantStream:
         return self.message
 
     async def _run(self) -> AsyncGenerator[JsonObject, None]:
-        abort = self.request.abort
+        abort, ended = self.request.abort, False
         if abort is not None:
             self._abort_waiter = asyncio.ensure_future(abort.wait())
             self._abort_waiter.add_done_callback(self._on_abort)
         try:
             async with contextlib.aclosing(self._call()) as events:
                 async for event in events:
-                    if event["type"] in ("done", "error") and self._abort_waiter is not None:
-                        self._abort_waiter.cancel()  # consumers often stop at the last event
+                    if event["type"] in ("done", "error"):
+                        ended = True
+                        if self._abort_waiter is not None:
+                            self._abort_waiter.cancel()  # consumers often stop at this event
                     yield event
         finally:
             if self._abort_waiter is not None:
                 self._abort_waiter.cancel()
+            if not ended:  # task cancelled, or the consumer closed the stream early
+                self.builder.fail(None)
 
     async def _call(self) -> AsyncGenerator[JsonObject, None]:
         builder = self.builder
@@ -146,9 +150,6 @@ class AssistantStream:
             for event in builder.fail(None):
                 yield event
             return
-        except asyncio.CancelledError:
-            builder.fail(None)
-            raise
         except Exception as exc:
             for event in self._failed(exc):
                 yield event
@@ -171,9 +172,6 @@ class AssistantStream:
             finished = True
         except _Aborted:
             events = builder.fail(None)
-        except asyncio.CancelledError:
-            builder.fail(None)
-            raise
         except Exception as exc:
             events = self._failed(exc)
         else:

@@ -274,3 +274,20 @@ def test_tool_definitions_from_triples() -> None:
             "function": {"name": "read", "description": "Read a file", "parameters": schema},
         }
     ]
+
+
+def test_results_that_answer_no_call_are_dropped() -> None:
+    messages = [
+        assistant(text("partial"), call("c1"), stop="aborted"),
+        result("c1", text("ran anyway")),  # its reply is not sent, so neither is this
+        {"role": "user", "content": "again", "timestamp": 4},
+        assistant(call("c2")),
+        result("c2", text("first")),
+        result("c2", text("duplicate")),
+    ]
+    out = to_provider_messages(messages, model())
+    assert [(m["role"], m.get("content")) for m in out] == [
+        ("user", "again"),
+        ("assistant", None),
+        ("tool", "first"),
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 
 import pytest
@@ -223,3 +224,20 @@ async def test_request_body_carries_system_prompt_tools_and_stream_options(
     assert body["temperature"] == 0.2
     assert "reasoning_effort" not in body
     assert recorded.headers.get("authorization") == "Bearer test-key"
+
+
+async def test_stopping_at_the_final_event_keeps_the_reply(
+    make_fake: MakeFake, plain_model: ModelInfo
+) -> None:
+    fake = make_fake([Turn(text="complete")])
+    abort = asyncio.Event()
+    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    async for event in stream:
+        if event["type"] == "done":
+            break
+    abort.set()  # a late abort (the loop's, after the reply) must not touch the finished reply
+    await asyncio.sleep(0)
+    await stream.aclose()
+    assert stream.message["stopReason"] == "stop"
+    assert "errorMessage" not in stream.message
+    assert fake.completed_streams == 1

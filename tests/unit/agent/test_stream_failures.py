@@ -174,6 +174,8 @@ async def test_closing_the_stream_early_closes_the_connection(
             if event["type"] == "text_delta":
                 break
     assert fake.wait_for_disconnects(1)
+    assert stream.message["stopReason"] == "aborted"
+    assert stream.message["content"] == [{"type": "text", "text": "Hang"}]
 
 
 async def test_abort_while_waiting_for_the_response_headers(
