@@ -290,3 +290,156 @@ def test_branch_summary_probes(case: Case) -> None:
             formatted = format_file_operations(lists.read_files, lists.modified_files)
             assert formatted == expected["formattedFileOperations"]
             assert_text(serialize_messages(prep.messages), expected["serialized"])
+
+
+# ---------------------------------------------------------------------------------------------
+# The two deliberate differences, stated on concrete corpus files.
+
+
+def test_d2_second_compaction_of_compaction_multiple(tmp_path: Path) -> None:
+    """At the leaf of compaction-multiple, keepRecentTokens 2000: pi would summarize nothing.
+
+    The cut lands on the first entry after the previous compaction, so pi's
+    ``messagesToSummarize`` is empty (an empty summary request) and the 28 messages that the
+    previous compaction kept verbatim would leave the context for good. pi_lsp summarizes them.
+    """
+    case = Case("compaction-multiple", tmp_path)
+    pi = next(p["result"] for p in case.expected["preparations"] if p["keepRecentTokens"] == 2000)
+    assert pi["messagesToSummarize"] == [] and not pi["isSplitTurn"]
+    prep = prepare_compaction(case.path, CompactionSettings(keep_recent_tokens=2000))
+    assert prep is not None
+    kept_ids, _ = previously_kept(case.store, case.path)
+    assert prep.summarize_ids == kept_ids and len(kept_ids) == 28
+    assert prep.first_kept_entry_id == pi["firstKeptEntryId"]
+    assert prep.tokens_before == pi["tokensBefore"]
+
+
+def test_tool_result_cut_keeps_surrogate_pairs_whole(tmp_path: Path) -> None:
+    case = Case("tool-calls-parallel-long-results", tmp_path)
+    pi_text = case.expected["contextSerialized"]
+    [match] = SPLIT_PAIR_CUT.finditer(pi_text)  # pi left half an emoji before the marker
+    ours = serialize_messages(case.context_messages()[1])
+    assert (
+        ours
+        == pi_text[: match.start()]
+        + f"\n\n[... {int(match[1]) + 1} more characters truncated]"
+        + pi_text[match.end() :]
+    )
+    ours.encode("utf-8")  # well-formed, unlike pi's text
+
+
+def test_generated_compactions_record_what_the_preparation_gives(tmp_path: Path) -> None:
+    """pi's generator wrote each compaction from its preparation: same cut, tokens and details
+    (details differ only where D2 adds the previously kept messages' files)."""
+    checked = 0
+    for name in (
+        "compaction-single",
+        "compaction-multiple",
+        "compaction-split-turn",
+        "random-walk-c",
+    ):
+        case = Case(name, tmp_path)
+        for item in case.expected["atCompactionEntries"]:
+            if item["keepRecentTokensUsed"] is None:
+                continue
+            path = case.store.branch_path(item["pathEndId"])
+            prep = prepare_compaction(
+                path, CompactionSettings(keep_recent_tokens=item["keepRecentTokensUsed"])
+            )
+            assert prep is not None
+            if prep.previous_kept_count == 0:
+                assert prep.file_lists().model_dump(by_alias=True) == item["recorded"]["details"]
+                checked += 1
+    assert checked >= 5
+
+
+# ---------------------------------------------------------------------------------------------
+# Golden values of pi's two test fixtures (spec §13).
+
+
+def _roles(messages: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for message in messages:
+        counts[message["role"]] = counts.get(message["role"], 0) + 1
+    return counts
+
+
+def _message_entry_sum(path: list[Record]) -> int:
+    return sum(CHARS4(r.value["message"]) for r in path if r.type == "message")
+
+
+async def test_golden_before_compaction(tmp_path: Path) -> None:
+    from pi_lsp.compaction.summarize import summarize_compaction
+    from tests.unit.compaction.helpers import RecordingModel
+
+    case = Case("fixture-before-compaction", tmp_path)
+    _ids, messages = case.context_messages()
+    assert len(messages) == 446
+    assert _roles(messages) == {
+        "compactionSummary": 1,
+        "user": 31,
+        "assistant": 219,
+        "toolResult": 192,
+        "bashExecution": 3,
+    }
+    estimate = TokenCounter().estimate(case.store.context())
+    assert (
+        estimate.tokens,
+        estimate.usage_tokens,
+        estimate.last_usage_index,
+        estimate.trailing_tokens,
+    ) == (180820, 168018, 444, 12802)
+    assert _message_entry_sum(case.path) == 375_427
+    prep = prepare_compaction(case.path, CompactionSettings())
+    assert prep is not None
+    assert (prep.cut.first_kept_index, prep.cut.turn_start_index, prep.is_split_turn) == (
+        946,
+        939,
+        True,
+    )
+    assert case.path[946].role == "assistant"
+    assert prep.tokens_before == 180820 and prep.previous_summary
+    assert len(prep.turn_prefix_messages) == 7
+    # D2: the previous compaction (path index 627) kept path[550:627] verbatim: 77 messages
+    # come first; pi's 306 follow.
+    assert prep.previous_kept_count == 77
+    assert len(prep.messages_to_summarize) == 77 + 306
+    pi_part = serialize_messages(prep.messages_to_summarize[77:])
+    assert (
+        len(_utf16(pi_part)) // 2 == 296_614 and pi_part.count("more characters truncated]") == 25
+    )
+    pi_ops = FileOps()
+    pi_ops.add_details(case.path[627].value.get("details"))  # v1 compactions have none
+    pi_ops.add_messages(prep.messages_to_summarize[77:])
+    pi_ops.add_messages(prep.turn_prefix_messages)
+    assert tuple(len(s) for s in (pi_ops.read, pi_ops.written, pi_ops.edited)) == (7, 7, 5)
+    lists = pi_ops.lists()
+    assert (len(lists.read_files), len(lists.modified_files)) == (2, 11)
+    model = RecordingModel()
+    await summarize_compaction(prep, model)
+    assert sorted(r.max_tokens for r in model.requests) == [8192, 13107]
+
+
+def test_golden_large_session(tmp_path: Path) -> None:
+    case = Case("fixture-large-session", tmp_path)
+    _, messages = case.context_messages()
+    assert _roles(messages) == {"user": 88, "assistant": 453, "toolResult": 373}
+    estimate = TokenCounter().estimate(case.store.context())
+    assert (estimate.tokens, estimate.usage_tokens, estimate.trailing_tokens) == (177657, 177657, 0)
+    assert _message_entry_sum(case.path) == 124_661
+    prep = prepare_compaction(case.path, CompactionSettings())
+    assert prep is not None
+    assert (prep.cut.first_kept_index, prep.cut.turn_start_index, prep.is_split_turn) == (
+        837,
+        834,
+        True,
+    )
+    assert case.path[837].role == "assistant"
+    assert (len(prep.messages_to_summarize), len(prep.turn_prefix_messages)) == (730, 3)
+    assert prep.previous_kept_count == 0  # no previous compaction: pi and pi_lsp agree fully
+    ops = prep.file_ops
+    assert tuple(len(s) for s in (ops.read, ops.written, ops.edited)) == (21, 3, 20)
+    lists = prep.file_lists()
+    assert (len(lists.read_files), len(lists.modified_files)) == (7, 20)
+    text = serialize_messages(prep.messages_to_summarize)
+    assert len(_utf16(text)) // 2 == 337_644 and text.count("more characters truncated]") == 20
