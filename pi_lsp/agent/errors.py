@@ -49,7 +49,7 @@ OVERFLOW_PATTERNS = tuple(
 _NO_BODY_OVERFLOW = re.compile(r"^4(00|13)\s*(status code)?\s*\(no body\)", re.IGNORECASE)
 _AUTH_PATTERN = re.compile(
     r"^(401|403)\b|authentication failed|invalid api key|incorrect api key|invalid x-api-key"
-    r"|unauthorized|api key not valid|no api key",
+    r"|unauthorized|api key not valid|no api key|missing credentials|missing \w+ api key",
     re.IGNORECASE,
 )
 _RETRY_IN_TEXT = re.compile(r"(?:retry|try again) (?:in|after) ([\d.]+)\s*(ms|s)\b", re.IGNORECASE)
@@ -115,12 +115,17 @@ def is_context_overflow(message: Mapping[str, Any], context_window: int | None =
 
 
 def is_retryable_message(message: Mapping[str, Any], context_window: int | None = None) -> bool:
-    """pi's full rule: an ``error`` reply, not an overflow, whose text looks transient."""
+    """pi's full rule: an ``error`` reply, not an overflow, whose text looks transient.
+
+    Authentication failures are never retried, even when their text holds a status pi's pattern
+    matches (litellm reports a missing OpenAI key as a 500).
+    """
     error = message.get("errorMessage")
     return (
         message.get("stopReason") == "error"
         and bool(error)
         and not is_context_overflow(message, context_window)
+        and not is_auth_error(str(error))
         and is_retryable(str(error))
     )
 
@@ -164,7 +169,8 @@ def describe_provider_error(exc: BaseException, provider: str) -> ProviderFailur
     text = f"{status} {detail}" if status and not detail.startswith(str(status)) else detail
     kind = _kind(exc, status, text)
     if kind == "auth":
-        text = f"{auth_hint(provider)} ({text})"
+        shown = text if status in (401, 403) else detail  # litellm says 500 for a missing key
+        text = f"{auth_hint(provider)} ({shown})"
     headers = getattr(getattr(exc, "response", None), "headers", None)
     return ProviderFailure(
         message=text,
@@ -185,7 +191,8 @@ def _kind(exc: BaseException, status: int | None, text: str) -> FailureKind:
     name = type(exc).__name__
     if name == "ContextWindowExceededError" or any(p.search(text) for p in OVERFLOW_PATTERNS):
         return "overflow"
-    if status in (401, 403) or name in ("AuthenticationError", "PermissionDeniedError"):
+    auth_names = ("AuthenticationError", "PermissionDeniedError")
+    if status in (401, 403) or name in auth_names or _AUTH_PATTERN.search(text):
         return "auth"
     if status == 429 or name == "RateLimitError":
         return "rate_limit"

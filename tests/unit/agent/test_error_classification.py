@@ -178,3 +178,9 @@ def test_describe_strips_litellm_prefixes_and_reads_facts() -> None:
         None,
         "Connection error.",
     )
+
+
+def test_auth_errors_are_never_retryable_even_with_a_5xx_in_the_text() -> None:
+    error = "Authentication failed for openai: set OPENAI_API_KEY (500 Missing credentials)"
+    assert is_retryable(error)  # pi's bare pattern would retry it
+    assert not is_retryable_message(failed(error))

@@ -236,3 +236,22 @@ async def test_endpoint_and_key_come_from_litellms_environment_variables(
     ).result()
     assert message["content"] == [{"type": "text", "text": "from env"}]
     assert fake.requests[0].headers["authorization"] == "Bearer env-key"
+
+
+async def test_a_missing_key_is_an_authentication_error_not_a_server_error(
+    make_fake: MakeFake, plain_model: ModelInfo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = make_fake([Turn(text="unused")])
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    endpoint = Endpoint(api_base=fake.base_url)
+    stream = stream_assistant(
+        ModelRequest(model=plain_model, messages=[user("hi")], endpoint=endpoint)
+    )
+    message = await stream.result()
+    assert message["errorMessage"].startswith(
+        "Authentication failed for openai: set OPENAI_API_KEY ("
+    )
+    assert "500" not in message["errorMessage"]
+    assert is_auth_error(message["errorMessage"]) and not is_retryable_message(message)
+    assert stream.failure is not None and stream.failure.kind == "auth"
+    assert fake.requests == []
