@@ -35,7 +35,12 @@ from pi_lsp.compaction.models import (
     MessageRef,
     NothingToCompact,
 )
-from pi_lsp.compaction.prepare import CompactionPreparation, plan_compaction, prepare_compaction
+from pi_lsp.compaction.prepare import (
+    CompactionPreparation,
+    compaction_window,
+    plan_compaction,
+    prepare_compaction,
+)
 from pi_lsp.compaction.serialize import serialize_conversation, serialize_messages
 from pi_lsp.compaction.summarize import SummaryModel, SummaryRequest
 from pi_lsp.compaction.tokens import (
@@ -81,6 +86,7 @@ __all__ = [
     "calculate_context_tokens",
     "collect_branch_entries",
     "compact",
+    "compaction_window",
     "context_usage",
     "estimate_context_tokens",
     "estimator_for",

@@ -88,7 +88,7 @@ def prepare_branch_entries(
         value = record.value if record.type == "branch_summary" else None
         if value is not None and not value.get("fromHook"):
             prep.file_ops.add_details(value.get("details"))
-    counter = counter or TokenCounter()
+    counter = counter if counter is not None else TokenCounter()
     selected: list[tuple[str, JsonObject]] = []
     for record in reversed(entries):
         message = branch_message(record)

@@ -14,7 +14,7 @@ from pi_lsp.compaction.counter import TokenCounter
 from pi_lsp.compaction.entry_messages import text_of
 from pi_lsp.compaction.errors import CompactionError, SessionChangedError
 from pi_lsp.compaction.models import BranchSummarySettings, CompactionResult, CompactionSettings
-from pi_lsp.compaction.prepare import plan_compaction
+from pi_lsp.compaction.prepare import compaction_window, plan_compaction
 from pi_lsp.compaction.summarize import SummaryModel, summarize_compaction
 from pi_lsp.session import SessionStore
 from pi_lsp.session.records import Record
@@ -39,7 +39,7 @@ async def compact(
         SessionChangedError: the leaf moved while the summary was being written.
     """
     settings = settings or CompactionSettings()
-    prep = plan_compaction(store.branch_path(), settings, counter)
+    prep = plan_compaction(compaction_window(store), settings, counter)
     summary, details = await summarize_compaction(prep, model, focus)
     if store.leaf_id != prep.leaf_id:
         raise SessionChangedError("Compaction cancelled: the session changed while summarizing")

@@ -21,7 +21,9 @@ class TokenCounter:
         self.estimator = estimator
         self._counts: dict[str, int] = {}
 
-    def __len__(self) -> int:
+    @property
+    def cached(self) -> int:
+        """Number of entries counted so far."""
         return len(self._counts)
 
     def count(self, entry_id: str, message: JsonObject) -> int:
@@ -36,8 +38,13 @@ class TokenCounter:
         cached = self._counts.get(record.id)
         if cached is not None:
             return cached
-        message = summary_message(record)
-        return self.count(record.id, message) if message is not None else 0
+        message = record.value.get("message") if record.type == "message" else None
+        if not isinstance(message, dict):
+            message = summary_message(record)
+            if message is None:
+                return 0
+        cached = self._counts[record.id] = self.estimator(message)
+        return cached
 
     def estimate(self, context: SessionContext) -> ContextEstimate:
         """pi's ``estimateContextTokens`` over a context, with cached per-entry counts."""

@@ -56,9 +56,7 @@ def _place_point(digits: str, point: int) -> str:
 
 def _js_string(text: str) -> str:
     quoted = json.dumps(text, ensure_ascii=False)
-    if quoted.isascii():
-        return quoted
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+    return quoted if quoted.isascii() else _LONE_SURROGATE.sub(_escape_surrogate, quoted)
 
 
 def _js_keys(obj: dict[str, Any]) -> list[str]:
@@ -71,8 +69,28 @@ def _js_keys(obj: dict[str, Any]) -> list[str]:
     return sorted(indices, key=int) + rest
 
 
+_FLAT = frozenset({str, int, bool, type(None)})
+"""Value types Python's C encoder writes exactly as JavaScript does (floats differ)."""
+
+
+def _flat_json(obj: dict[str, Any]) -> str | None:
+    """Fast path for the usual tool arguments: one object of strings, ints, booleans, nulls."""
+    if any(type(v) not in _FLAT for v in obj.values()) or any(k[:1].isdigit() for k in obj):
+        return None
+    out = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    return out if out.isascii() else _LONE_SURROGATE.sub(_escape_surrogate, out)
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
 def js_stringify(value: Any) -> str:
     """Compact JSON exactly as ``JSON.stringify`` writes it for parsed JSON values."""
+    if type(value) is dict:
+        flat = _flat_json(value)
+        if flat is not None:
+            return flat
     if isinstance(value, str):
         return _js_string(value)
     if value is True:

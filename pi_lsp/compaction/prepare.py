@@ -23,6 +23,7 @@ from pi_lsp.compaction.models import (
     MessageRef,
 )
 from pi_lsp.compaction.tokens import assistant_usage, calculate_context_tokens
+from pi_lsp.session import SessionStore
 from pi_lsp.session.context import entry_message
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.records import Record
@@ -131,12 +132,16 @@ def _collect(
     to_message: Callable[[Record], JsonObject | None],
     messages: list[JsonObject],
     ids: list[str],
+    file_ops: FileOps,
 ) -> None:
+    """Append the messages of ``records`` and record their file operations."""
     for record in records:
         message = to_message(record)
         if message is not None:
             messages.append(message)
             ids.append(record.id)
+            if record.role == "assistant":
+                file_ops.add_message(message)
 
 
 def prepare_compaction(
@@ -145,10 +150,11 @@ def prepare_compaction(
     """Prepare compacting a root-first path; None when its last entry is a compaction (or empty).
 
     ``counter`` sizes entries (default: chars4, pi's estimate) and keeps its counts for reuse.
+    The path may be the full branch or just :func:`compaction_window` of it (same result).
     """
     if not path or path[-1].type == "compaction":
         return None
-    count = (counter or TokenCounter()).count_record
+    count = (counter if counter is not None else TokenCounter()).count_record
     previous = last_compaction_index(path)
     start = previous + 1
     cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens, count)
@@ -160,24 +166,43 @@ def prepare_compaction(
         settings=settings,
         leaf_id=path[-1].id,
     )
-    kept_from = previous_kept_start(path, previous)
-    if kept_from is not None:  # D2: what the previous compaction kept is summarized now
-        _collect(
-            path[kept_from:previous], entry_message, prep.messages_to_summarize, prep.summarize_ids
-        )
-        prep.previous_kept_count = len(prep.messages_to_summarize)
-    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    _collect(
-        path[start:history_end], summary_message, prep.messages_to_summarize, prep.summarize_ids
-    )
-    if cut.is_split_turn:
-        prefix = path[cut.turn_start_index : cut.first_kept_index]
-        _collect(prefix, summary_message, prep.turn_prefix_messages, prep.turn_prefix_ids)
+    # File operations in pi's order: earlier details, summarized history, turn prefix.
     if previous >= 0 and not path[previous].value.get("fromHook"):
         prep.file_ops.add_details(path[previous].value.get("details"))
-    prep.file_ops.add_messages(prep.messages_to_summarize)
-    prep.file_ops.add_messages(prep.turn_prefix_messages)
+    summarized, ids, ops = prep.messages_to_summarize, prep.summarize_ids, prep.file_ops
+    kept_from = previous_kept_start(path, previous)
+    if kept_from is not None:  # D2: what the previous compaction kept is summarized now
+        _collect(path[kept_from:previous], entry_message, summarized, ids, ops)
+        prep.previous_kept_count = len(summarized)
+    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
+    _collect(path[start:history_end], summary_message, summarized, ids, ops)
+    if cut.is_split_turn:
+        prefix = path[cut.turn_start_index : cut.first_kept_index]
+        _collect(prefix, summary_message, prep.turn_prefix_messages, prep.turn_prefix_ids, ops)
     return prep
+
+
+def compaction_window(store: SessionStore, leaf_id: str | None = None) -> list[Record]:
+    """The end of the leaf's path that a preparation reads, root-first.
+
+    From the previous compaction's first kept entry (or the root) to the leaf: with a
+    compaction on the path, the work is proportional to what came after it, not to the whole
+    session. :func:`prepare_compaction` gives the same result on this as on the full path.
+    """
+    start = leaf_id if leaf_id is not None else store.leaf_id
+    window: list[Record] = []
+    current = store.get(start) if start is not None else None
+    first_kept: object = None
+    limit = store.entry_count
+    while current is not None and len(window) <= limit:
+        window.append(current)
+        if first_kept is None and current.type == "compaction":
+            first_kept = current.value.get("firstKeptEntryId") or ""
+        elif first_kept is not None and current.id == first_kept:
+            break
+        current = store.get(current.parent_id) if current.parent_id is not None else None
+    window.reverse()
+    return window
 
 
 def plan_compaction(

@@ -95,8 +95,7 @@ class Chars4Estimator:
     def __call__(self, message: JsonObject) -> int:
         """Estimated tokens of ``message``."""
         texts, images = countable(message)
-        chars = sum(js_len(text) for text in texts) + IMAGE_CHARS * images
-        return -(-chars // 4)
+        return -(-(sum(map(js_len, texts)) + IMAGE_CHARS * images) // 4)
 
 
 class TiktokenEstimator:

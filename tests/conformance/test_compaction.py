@@ -443,3 +443,19 @@ def test_golden_large_session(tmp_path: Path) -> None:
     assert (len(lists.read_files), len(lists.modified_files)) == (7, 20)
     text = serialize_messages(prep.messages_to_summarize)
     assert len(_utf16(text)) // 2 == 337_644 and text.count("more characters truncated]") == 20
+
+
+def test_the_compaction_window_prepares_like_the_full_path(case: Case) -> None:
+    """compact() reads only the window after the previous compaction's kept entry."""
+    from pi_lsp.compaction import compaction_window
+
+    window = compaction_window(case.store)
+    assert [r.id for r in window] == [r.id for r in case.path[len(case.path) - len(window) :]]
+    for keep in (200, 2000, 20000):
+        settings = CompactionSettings(keep_recent_tokens=keep)
+        full = prepare_compaction(case.path, settings)
+        short = prepare_compaction(window, settings)
+        assert (full is None) == (short is None)
+        if full is not None and short is not None:
+            assert short.to_plan() == full.to_plan()
+            assert short.summarize_ids == full.summarize_ids
