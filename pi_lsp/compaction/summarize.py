@@ -103,7 +103,7 @@ async def send(model: SummaryModel, request: SummaryRequest, failure: str) -> st
     except (asyncio.CancelledError, SummarizationError):
         raise
     except Exception as exc:
-        raise SummarizationError(f"{failure}: {exc or type(exc).__name__}") from exc
+        raise SummarizationError(f"{failure}: {str(exc) or type(exc).__name__}") from exc
 
 
 async def both(first: Awaitable[str], second: Awaitable[str]) -> tuple[str, str]:

@@ -191,3 +191,13 @@ async def test_history_failure_message_is_pis() -> None:
 
     with pytest.raises(SummarizationError, match=r"^Summarization failed: connection refused$"):
         await summarize_compaction(prep, RecordingModel(answer=fail))
+
+
+async def test_a_failure_without_text_is_named_by_its_type() -> None:
+    prep = plan_compaction(session().branch_path(), settings(keep=100))
+
+    def fail(request: SummaryRequest) -> str:
+        raise TimeoutError()
+
+    with pytest.raises(SummarizationError, match=r"^Summarization failed: TimeoutError$"):
+        await summarize_compaction(prep, RecordingModel(answer=fail))
