@@ -61,7 +61,7 @@ class FakeOpenAI:
         self.responder = responder
         self.requests: list[RecordedRequest] = []
         self.disconnects = 0
-        """Streams the client closed before the server finished them."""
+        """Replies the client abandoned before the server finished sending them."""
         self.completed_streams = 0
         self._turns = list(self.script.turns)
         self._rule_uses: dict[int, int] = {}
@@ -145,7 +145,7 @@ class FakeOpenAI:
             self.requests.append(request)
 
     def count_stream_end(self, *, disconnected: bool) -> None:
-        """Count a finished or abandoned stream and wake waiters."""
+        """Count a finished or abandoned reply and wake waiters."""
         with self._lock:
             if disconnected:
                 self.disconnects += 1
@@ -200,12 +200,16 @@ class _Handler(BaseHTTPRequestHandler):
         turn, number = fake.next_turn(body)
         if turn.response_delay:
             fake.pause(turn.response_delay)
-        if turn.error is not None:
-            self._send_error(turn.error)
-        elif body.get("stream"):
+        if body.get("stream") and turn.error is None:
             self._stream(body, turn, number)
-        else:
-            self._send_json(200, completion(body, turn, number))
+            return
+        try:
+            if turn.error is not None:
+                self._send_error(turn.error)
+            else:
+                self._send_json(200, completion(body, turn, number))
+        except (BrokenPipeError, ConnectionResetError):
+            fake.count_stream_end(disconnected=True)  # the client left during response_delay
 
     def _send_error(self, error: ScriptError) -> None:
         extra = {} if error.retry_after is None else {"retry-after": f"{error.retry_after:g}"}
