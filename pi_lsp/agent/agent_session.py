@@ -1,0 +1,308 @@
+"""AgentSession: runs prompts against one session store (pi's ``AgentSession``, spec §11, §6.7).
+
+It owns the run state around :func:`pi_lsp.agent.loop.run_loop`: it persists each message when it
+ends, queues steering and follow-ups, retries transient provider errors (2 s, 4 s, 8 s,
+cancellable), recovers once from a context overflow by compacting and retrying, compacts when the
+context passes ``window - reserve`` after a run, and aborts cleanly. A failed or retried reply
+stays in the file on a side branch: the leaf moves back to its parent before the next attempt,
+so the active path (and the next request) never contains it. Listeners get every event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_lsp.agent.loop import LoopHooks, ReplyStream, now_ms, run_loop
+from pi_lsp.agent.maintenance import Maintenance
+from pi_lsp.agent.models import ModelInfo
+from pi_lsp.agent.queues import MessageQueue
+from pi_lsp.agent.stream import Endpoint, ModelRequest
+from pi_lsp.agent.thinking import ThinkingLevel, clamp_thinking_level
+from pi_lsp.compaction import (
+    CompactionResult,
+    SummaryModel,
+    TokenCounter,
+    compact,
+    context_usage,
+)
+from pi_lsp.compaction.models import CompactionSettings, ContextUsage
+from pi_lsp.session import ABSENT, SessionStore
+from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.settings import Settings
+from pi_lsp.tools import Tool
+
+logger = logging.getLogger(__name__)
+
+Listener = Callable[[JsonObject], None]
+StreamFactory = Callable[[ModelRequest], ReplyStream]
+SummaryFactory = Callable[[ModelInfo, asyncio.Event], SummaryModel]
+PromptBuilder = Callable[[Sequence[Tool[Any]]], str]
+
+
+class AgentBusyError(RuntimeError):
+    """A prompt arrived while a run is going on and no queueing was asked for."""
+
+
+class NoModelError(RuntimeError):
+    """No model is selected."""
+
+
+@dataclass(kw_only=True)
+class AgentConfig:
+    """What an agent session needs besides its store."""
+
+    settings: Settings
+    tools: dict[str, Tool[Any]]
+    active_tools: tuple[str, ...]
+    system_prompt: PromptBuilder
+    """Builds the system prompt for the active tools (called before every model call)."""
+    stream: StreamFactory
+    summary_model: SummaryFactory
+    counter: TokenCounter = field(default_factory=TokenCounter)
+    endpoint: Endpoint = field(default_factory=Endpoint)
+
+
+def user_message(text: str, images: Sequence[JsonObject] = ()) -> JsonObject:
+    """pi's prompt message: the text block first, then images."""
+    content: list[JsonObject] = [{"type": "text", "text": text}, *images]
+    return {"role": "user", "content": content, "timestamp": now_ms()}
+
+
+class AgentSession:
+    """One session's agent: prompt, steer, follow up, abort, compact, change model or level."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        config: AgentConfig,
+        *,
+        model: ModelInfo | None,
+        thinking_level: ThinkingLevel = "medium",
+    ) -> None:
+        self.store = store
+        self.config = config
+        self.model = model
+        self.thinking_level: ThinkingLevel = (
+            clamp_thinking_level(model, thinking_level) if model else "off"
+        )
+        self._last_stream: ReplyStream | None = None
+        self.steering = MessageQueue(config.settings.steeringMode)
+        self.follow_ups = MessageQueue(config.settings.followUpMode)
+        self.compacting = False
+        self._listeners: list[Listener] = []
+        self._abort = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.maintenance = Maintenance(self)
+
+    # ----------------------------------------------------------------- observing
+
+    @property
+    def is_streaming(self) -> bool:
+        """True while a run is going on."""
+        return not self._idle.is_set()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every event; returns the function that unsubscribes."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def context_usage(self) -> ContextUsage | None:
+        """Estimated context tokens and percent of the window (unknown just after compacting)."""
+        if self.model is None:
+            return None
+        return context_usage(self.store, self.config.counter, self.model.context_window)
+
+    async def wait_idle(self) -> None:
+        """Return once no run is going on."""
+        await self._idle.wait()
+
+    @property
+    def abort_event(self) -> asyncio.Event:
+        """Set when the current run (or compaction) is being aborted."""
+        return self._abort
+
+    # ----------------------------------------------------------------- driving
+
+    async def prompt(
+        self, text: str, images: Sequence[JsonObject] = (), *, streaming_behavior: str | None = None
+    ) -> None:
+        """Run a prompt to the end (tools, retries, compaction included).
+
+        While a run is going on, ``streaming_behavior`` ``steer`` or ``followUp`` queues the
+        message instead; without it the prompt is refused with :class:`AgentBusyError`.
+        """
+        message = user_message(text, images)
+        if self.is_streaming:
+            if streaming_behavior == "steer":
+                self.steering.push(message)
+                return
+            if streaming_behavior == "followUp":
+                self.follow_ups.push(message)
+                return
+            raise AgentBusyError(
+                "Agent is already processing. Use steer or follow-up to queue the message."
+            )
+        model = self.require_model()
+        await self._exclusive(self._prompt_run(model, message))
+
+    def steer(self, text: str, images: Sequence[JsonObject] = ()) -> None:
+        """Queue a message delivered before the next model call (remaining tools are skipped)."""
+        self.steering.push(user_message(text, images))
+
+    def follow_up(self, text: str, images: Sequence[JsonObject] = ()) -> None:
+        """Queue a message delivered when the agent would otherwise stop."""
+        self.follow_ups.push(user_message(text, images))
+
+    async def abort(self) -> None:
+        """Stop the run: the partial reply is stored as aborted, running tools are killed."""
+        self._abort.set()
+        await self._idle.wait()
+
+    async def compact(self, focus: str | None = None) -> CompactionResult:
+        """Compact now (pi's manual ``/compact``); a running turn is aborted first."""
+        model = self.require_model()
+        if self.is_streaming:
+            await self.abort()
+        self._abort = asyncio.Event()
+        self.compacting = True
+        try:
+            return await compact(
+                self.store,
+                self.config.summary_model(model, self._abort),
+                self.compaction_settings(),
+                focus,
+                counter=self.config.counter,
+            )
+        finally:
+            self.compacting = False
+
+    def set_model(self, model: ModelInfo) -> None:
+        """Switch model (recorded as ``model_change``); the thinking level is re-clamped."""
+        self.model = model
+        current = self.store.context().model
+        if current != {"provider": model.ref.provider, "modelId": model.ref.model_id}:
+            self.store.append_model_change(model.ref.provider, model.ref.model_id)
+        self.set_thinking_level(self.thinking_level)
+
+    def set_thinking_level(self, level: ThinkingLevel) -> None:
+        """Change the thinking level (recorded only when the effective level changes)."""
+        effective: ThinkingLevel = clamp_thinking_level(self.model, level) if self.model else "off"
+        context = self.store.context()
+        if not context.has_thinking_entry or context.thinking_level != effective:
+            self.store.append_thinking_level_change(effective)
+        self.thinking_level = effective
+
+    # ----------------------------------------------------------------- internals
+
+    def require_model(self) -> ModelInfo:
+        """The selected model; raises :class:`NoModelError` when there is none."""
+        if self.model is None:
+            raise NoModelError("No model selected: pass --model provider/model or set defaultModel")
+        return self.model
+
+    def compaction_settings(self) -> CompactionSettings:
+        """The compaction settings in the compaction package's own model."""
+        return CompactionSettings.model_validate(self.config.settings.compaction.model_dump())
+
+    async def _exclusive(self, work: Any) -> None:
+        self._idle.clear()
+        self._abort = asyncio.Event()
+        try:
+            await work
+        finally:
+            self._idle.set()
+
+    async def _prompt_run(self, model: ModelInfo, message: JsonObject) -> None:
+        self._record_settings(model)
+        await self.maintenance.threshold()
+        self.maintenance.new_prompt()
+        await self._drive(model, [message])
+
+    def _record_settings(self, model: ModelInfo) -> None:
+        """pi starts a session with ``model_change`` and ``thinking_level_change`` entries."""
+        context = self.store.context()
+        if context.model != {"provider": model.ref.provider, "modelId": model.ref.model_id}:
+            self.store.append_model_change(model.ref.provider, model.ref.model_id)
+        if not context.has_thinking_entry or context.thinking_level != self.thinking_level:
+            self.store.append_thinking_level_change(self.thinking_level)
+
+    def _hooks(self) -> LoopHooks:
+        return LoopHooks(
+            stream=self._stream,
+            tools={n: t for n, t in self.config.tools.items() if n in self.config.active_tools},
+            emit=self.emit,
+            steering=self.steering.take,
+            follow_up=self.follow_ups.take,
+        )
+
+    def _stream(self, messages: list[JsonObject], abort: asyncio.Event) -> ReplyStream:
+        model = self.require_model()
+        active = [self.config.tools[n] for n in self.config.active_tools if n in self.config.tools]
+        settings = self.config.settings
+        request = ModelRequest(
+            model=model,
+            messages=messages,
+            system_prompt=self.config.system_prompt(active),
+            tools=[(t.name, t.description, t.parameters) for t in active],
+            thinking_level=self.thinking_level,
+            thinking_budgets=settings.thinkingBudgets,
+            block_images=settings.images.blockImages,
+            endpoint=self.config.endpoint,
+            abort=abort,
+        )
+        stream = self.config.stream(request)
+        self._last_stream = stream
+        return stream
+
+    def emit(self, payload: JsonObject) -> None:
+        """Persist a finished message (its entry id is added as ``entryId``), then notify."""
+        if payload["type"] == "message_end":
+            payload["entryId"] = self._persist(payload["message"])
+        for listener in list(self._listeners):
+            try:
+                listener(payload)
+            except Exception:  # a broken listener must not break the run
+                logger.exception("agent event listener failed on %s", payload["type"])
+
+    def _persist(self, message: JsonObject) -> str:
+        if message.get("role") == "custom":
+            entry_id = self.store.append_custom_message(
+                str(message.get("customType")),
+                message.get("content"),
+                bool(message.get("display")),
+                message.get("details", ABSENT),
+            )
+        else:
+            entry_id = self.store.append_message(message)
+        self.maintenance.last_entry = entry_id
+        return entry_id
+
+    async def _drive(self, model: ModelInfo, prompts: list[JsonObject]) -> None:
+        """Run the loop, then retry, recover or compact as pi's rules say, until done."""
+        while True:
+            messages = self.store.context().messages
+            added = await run_loop(messages, prompts, self._hooks(), self._abort)
+            prompts = []
+            last = next((m for m in reversed(added) if m.get("role") == "assistant"), None)
+            if last is None or self._abort.is_set():
+                return
+            if last.get("stopReason") == "error":
+                failure = getattr(self._last_stream, "failure", None)
+                self.maintenance.retry_after_ms = getattr(failure, "retry_after_ms", None)
+                if not await self.maintenance.after_error(model, last):
+                    return
+                continue
+            self.maintenance.succeeded()
+            if last.get("stopReason") == "aborted":
+                return
+            if not await self.maintenance.threshold(last) or not self._queued():
+                return
+            prompts = self.steering.take() or self.follow_ups.take()
+
+    def _queued(self) -> bool:
+        return bool(len(self.steering) or len(self.follow_ups))

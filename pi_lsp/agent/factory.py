@@ -1,0 +1,118 @@
+"""Assembling an :class:`AgentSession` for a working directory: model, tools, prompt, settings.
+
+The one place that decides defaults, in this order: an explicit argument, then the session's own
+history (the model and thinking level on its active path), then the settings files, then pi's
+fallbacks (thinking ``medium``). Used by ``pi-lsp run``, the demo and the daemon.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pi_lsp.agent.agent_session import AgentConfig, AgentSession, StreamFactory
+from pi_lsp.agent.complete import LitellmTextModel
+from pi_lsp.agent.models import ModelInfo, ModelRef, aresolve_model
+from pi_lsp.agent.stream import Endpoint, stream_assistant
+from pi_lsp.agent.thinking import THINKING_LEVELS, ThinkingLevel
+from pi_lsp.compaction import SummaryModel, TokenCounter, estimator_for
+from pi_lsp.context import ContextCache, build_system_prompt
+from pi_lsp.session import SessionStore
+from pi_lsp.settings import Settings
+from pi_lsp.tools import DEFAULT_ACTIVE, FileSystem, ShellSettings, Tool, create_tools
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentOptions:
+    """Choices a caller may make; None means "use the session, then the settings"."""
+
+    model: str | None = None
+    """``provider/model``."""
+    thinking_level: str | None = None
+    active_tools: tuple[str, ...] = DEFAULT_ACTIVE
+    fs: FileSystem | None = None
+    """Where ``read``/``write``/``edit`` go (the disk by default; the daemon passes the editor)."""
+    stream: StreamFactory = stream_assistant
+    project: ContextCache | None = None
+    """Shared AGENTS.md cache (one per daemon)."""
+
+
+def choose_model_ref(
+    store: SessionStore, settings: Settings, explicit: str | None
+) -> ModelRef | None:
+    """The model to use: explicit, else the session's, else the settings default."""
+    if explicit:
+        return ModelRef.parse(explicit, default_provider=settings.defaultProvider)
+    current = store.context().model
+    if current and current.get("provider") and current.get("modelId"):
+        return ModelRef(str(current["provider"]), str(current["modelId"]))
+    if settings.defaultModel:
+        return ModelRef.parse(settings.defaultModel, default_provider=settings.defaultProvider)
+    return None
+
+
+def choose_thinking_level(
+    store: SessionStore, settings: Settings, explicit: str | None
+) -> ThinkingLevel:
+    """Explicit, else the active path's, else the settings default, else ``medium`` (pi)."""
+    context = store.context()
+    for candidate in (
+        explicit,
+        context.thinking_level if context.has_thinking_entry else None,
+        settings.defaultThinkingLevel,
+        "medium",
+    ):
+        level = next((lvl for lvl in THINKING_LEVELS if lvl == candidate), None)
+        if level is not None:
+            return level
+    return "medium"
+
+
+async def resolve(ref: ModelRef, settings: Settings) -> ModelInfo:
+    """litellm's model data with the settings' overrides (``models["provider/model"]``)."""
+    override = settings.models.get(f"{ref.provider}/{ref.model_id}")
+    return await aresolve_model(
+        ref,
+        context_window=override.contextWindow if override else None,
+        max_output_tokens=override.maxTokens if override else None,
+        reasoning=override.reasoning if override else None,
+    )
+
+
+async def create_agent_session(
+    store: SessionStore, cwd: str, settings: Settings, options: AgentOptions | None = None
+) -> AgentSession:
+    """An agent session over ``store`` for ``cwd``; imports litellm only if a model is chosen."""
+    options = options or AgentOptions()
+    ref = choose_model_ref(store, settings, options.model)
+    model = await resolve(ref, settings) if ref is not None else None
+    endpoint = Endpoint(api_base=settings.apiBase)
+    tools = create_tools(
+        cwd,
+        fs=options.fs,
+        shell=ShellSettings(
+            shell_path=settings.shellPath, command_prefix=settings.shellCommandPrefix
+        ),
+    )
+    project = options.project or ContextCache()
+
+    def system_prompt(active: Sequence[Tool[Any]]) -> str:
+        return build_system_prompt(project.get(cwd), tools=[(t.name, t.summary) for t in active])
+
+    def summary_model(info: ModelInfo, abort: asyncio.Event) -> SummaryModel:
+        return LitellmTextModel(model=info, endpoint=endpoint, abort=abort)
+
+    config = AgentConfig(
+        settings=settings,
+        tools=dict(tools),
+        active_tools=options.active_tools,
+        system_prompt=system_prompt,
+        stream=options.stream,
+        summary_model=summary_model,
+        counter=TokenCounter(estimator_for("tiktoken", ref.model_id if ref else None)),
+        endpoint=endpoint,
+    )
+    thinking = choose_thinking_level(store, settings, options.thinking_level)
+    return AgentSession(store, config, model=model, thinking_level=thinking)

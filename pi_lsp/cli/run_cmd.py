@@ -1,0 +1,137 @@
+"""``pi-lsp run``: one prompt from the terminal, streamed, written where pi writes sessions.
+
+Assistant text streams to stdout; tool activity, retries and compaction go to stderr, so
+``pi-lsp run ... > answer.txt`` keeps only the answer. Ctrl-C aborts the turn (the partial reply
+is stored as aborted) and exits 130. litellm is imported only here, when a turn really runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from pi_lsp.cli import CommandError
+
+
+def register(sub: Any) -> None:
+    """Add the ``run`` command."""
+    parser = sub.add_parser("run", help="run one prompt as an agent turn")
+    parser.add_argument("prompt", help="what to ask")
+    parser.add_argument("--cwd", help="working directory (default: the current one)")
+    parser.add_argument("--model", help="provider/model (default: the session's, then settings)")
+    parser.add_argument("--thinking", help="thinking level: off, minimal, low, medium, high, xhigh")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--session", type=Path, help="continue this session file")
+    where.add_argument(
+        "--continue", dest="resume", action="store_true", help="continue the most recent session"
+    )
+    parser.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    return asyncio.run(_main(args))
+
+
+async def _main(args: argparse.Namespace) -> int:
+    from pi_lsp.agent.agent_session import NoModelError
+    from pi_lsp.agent.factory import AgentOptions, create_agent_session
+    from pi_lsp.session import SessionFileError, SessionStore
+    from pi_lsp.session.branching import continue_recent
+    from pi_lsp.settings import load_settings
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    settings, problems = load_settings(cwd)
+    for problem in problems:
+        print(f"pi-lsp: warning: {problem}", file=sys.stderr)
+    try:
+        if args.session is not None:
+            store = SessionStore.open(args.session)
+        elif args.resume:
+            store = continue_recent(cwd)
+        else:
+            store = SessionStore.create(cwd)
+    except SessionFileError as exc:
+        raise CommandError(str(exc)) from None
+    try:
+        agent = await create_agent_session(
+            store, cwd, settings, AgentOptions(model=args.model, thinking_level=args.thinking)
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    printer = _Printer()
+    agent.subscribe(printer)
+    loop = asyncio.get_running_loop()
+    aborted = False
+    pending: set[asyncio.Task[None]] = set()
+
+    def on_interrupt() -> None:
+        nonlocal aborted
+        aborted = True
+        task = loop.create_task(agent.abort())
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    try:
+        await agent.prompt(args.prompt)
+    except NoModelError as exc:
+        raise CommandError(str(exc)) from None
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    sys.stdout.write("\n" if printer.wrote_text else "")
+    print(f"session: {store.path}", file=sys.stderr)
+    if aborted:
+        return 130
+    return 1 if printer.failed else 0
+
+
+class _Printer:
+    """Turns agent events into terminal output."""
+
+    def __init__(self) -> None:
+        self.wrote_text = False
+        self.failed: str | None = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "message_update":
+            sub = event["assistantMessageEvent"]
+            if sub.get("type") == "text_delta":
+                sys.stdout.write(sub.get("delta", ""))
+                sys.stdout.flush()
+                self.wrote_text = True
+        elif kind == "message_end" and event["message"].get("role") == "assistant":
+            message = event["message"]
+            if message.get("stopReason") == "error":
+                self.failed = str(message.get("errorMessage"))
+                _err(f"error: {self.failed}")
+            else:
+                self.failed = None
+        elif kind == "tool_execution_start":
+            _err(f"→ {event['toolName']} {_short(event.get('args'))}")
+        elif kind == "tool_execution_end":
+            mark = "✗" if event.get("isError") else "✓"
+            text = " ".join(b.get("text", "") for b in event["result"].get("content", []))
+            _err(f"{mark} {event['toolName']}: {_short(text)}")
+        elif kind == "auto_retry_start":
+            delay = event["delayMs"] / 1000
+            attempt = f"{event['attempt']}/{event['maxAttempts']}"
+            _err(f"retry {attempt} in {delay:g}s: {event['errorMessage']}")
+        elif kind == "auto_compaction_start":
+            _err(f"compacting ({event['reason']})…")
+        elif kind == "auto_compaction_end":
+            _err(f"compaction: {event.get('errorMessage') or 'done'}")
+
+
+def _short(value: Any, limit: int = 100) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
