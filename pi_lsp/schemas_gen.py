@@ -32,7 +32,50 @@ def _session_schemas() -> dict[str, Any]:
     }
 
 
-PROVIDERS: list[Callable[[], dict[str, Any]]] = [_session_schemas]
+def _context_schemas() -> dict[str, Any]:
+    from pi_lsp.context.models import ContextFilesReport
+
+    return {"context-files": TypeAdapter(ContextFilesReport)}
+
+
+def _compaction_schemas() -> dict[str, Any]:
+    from pi_lsp.compaction.models import (
+        CompactionPlan,
+        CompactionResult,
+        ContextUsage,
+        NothingToCompact,
+    )
+
+    return {
+        "compaction-result": TypeAdapter(CompactionResult),
+        "compaction-plan": TypeAdapter(CompactionPlan | NothingToCompact),
+        "context-usage": TypeAdapter(ContextUsage),
+    }
+
+
+def _agent_schemas() -> dict[str, Any]:
+    from pi_lsp.agent.events import AgentEvent
+    from pi_lsp.devtools.fake_script import Script
+    from pi_lsp.settings import Settings
+    from pi_lsp.tools import TOOL_NAMES, create_tools
+
+    tools = create_tools("/")
+    schemas: dict[str, Any] = {
+        "agent-event": TypeAdapter(AgentEvent),
+        "settings": TypeAdapter(Settings),
+        "fake-openai-script": TypeAdapter(Script),
+    }
+    for name in TOOL_NAMES:
+        schemas[f"tool-{name}-arguments"] = TypeAdapter(tools[name].params_model)
+    return schemas
+
+
+PROVIDERS: list[Callable[[], dict[str, Any]]] = [
+    _session_schemas,
+    _context_schemas,
+    _compaction_schemas,
+    _agent_schemas,
+]
 """Functions returning ``{file stem: TypeAdapter}``; later layers append theirs."""
 
 

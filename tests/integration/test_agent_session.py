@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
@@ -132,6 +133,10 @@ async def test_multi_turn_session_reads_edits_and_persists_each_message(project:
     assert reopened.context().to_json() == agent.store.context().to_json()
     ends = [e for e in events if e["type"] == "message_end"]
     assert all(agent.store.get(e["entryId"]) is not None for e in ends)
+    schema = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "agent-event.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    invalid = [e["type"] for e in json.loads(json.dumps(events)) if not validator.is_valid(e)]
+    assert invalid == [] and len(events) > 20
 
 
 async def test_transient_errors_are_retried_and_stay_on_a_side_branch(project: Path) -> None:
