@@ -23,11 +23,14 @@ from pi_lsp.agent.queues import MessageQueue
 from pi_lsp.agent.stream import Endpoint, ModelRequest
 from pi_lsp.agent.thinking import ThinkingLevel, clamp_thinking_level
 from pi_lsp.compaction import (
+    BranchSummarySettings,
     CompactionResult,
+    NavigationResult,
     SummaryModel,
     TokenCounter,
     compact,
     context_usage,
+    navigate_tree,
 )
 from pi_lsp.compaction.models import CompactionSettings, ContextUsage
 from pi_lsp.session import ABSENT, SessionStore
@@ -180,6 +183,38 @@ class AgentSession:
             )
         finally:
             self.compacting = False
+
+    async def navigate(
+        self,
+        target_id: str,
+        *,
+        summarize: bool = False,
+        focus: str | None = None,
+        label: str | None = None,
+    ) -> NavigationResult:
+        """Move to any entry (pi's tree navigation), optionally summarizing the branch left.
+
+        A user-message target puts its text back for editing and the leaf goes to its parent.
+        Not allowed while a run is going on (abort it first).
+        """
+        if self.is_streaming:
+            raise AgentBusyError("Cannot move in the tree while the agent is running; abort first.")
+        model = self.model if summarize else None
+        if summarize and model is None:
+            model = self.require_model()
+        self._abort = asyncio.Event()
+        return await navigate_tree(
+            self.store,
+            target_id,
+            model=self.config.summary_model(model, self._abort) if model else None,
+            summarize=summarize,
+            settings=BranchSummarySettings.model_validate(
+                self.config.settings.branchSummary.model_dump()
+            ),
+            focus=focus,
+            label=label,
+            counter=self.config.counter,
+        )
 
     def set_model(self, model: ModelInfo) -> None:
         """Switch model (recorded as ``model_change``); the thinking level is re-clamped."""

@@ -1,0 +1,33 @@
+"""``make demo`` keeps working: the scripted session runs offline and tells its story."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_demo_runs_offline_and_shows_tree_compaction_and_usage() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pi_lsp.demo"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    for expected in (
+        "→ read",
+        "→ edit",
+        "→ bash",
+        "the request comes back for editing",
+        "automatic compaction (threshold",
+        "compaction done: summary written",
+        "branch_summary:",
+        "<- leaf",
+        "[compactionSummary]",
+        "context usage:",
+        "def multiply(a, b):",
+        "requests went through litellm",
+    ):
+        assert expected in out, expected
