@@ -35,6 +35,7 @@ class Narrator:
         self.in_text = False
 
     def __call__(self, event: dict[str, Any]) -> None:
+        """Print one event (text deltas inline, tools and compaction on their own lines)."""
         kind = event["type"]
         if kind == "message_update" and event["assistantMessageEvent"].get("type") == "text_delta":
             if not self.in_text:

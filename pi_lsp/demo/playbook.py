@@ -38,6 +38,11 @@ SUMMARY = (
 )
 
 
+MULTIPLY_CODE = (
+    '    return a + b\n\n\ndef multiply(a, b):\n    """Multiply two numbers."""\n    return a * b\n'
+)
+
+
 def _call(name: str, **arguments: Any) -> ScriptToolCall:
     return ScriptToolCall(name=name, arguments=arguments)
 
@@ -78,7 +83,7 @@ PLAYS: dict[str, list[Turn]] = {
                     "edit",
                     path="calc.py",
                     oldText="    return a + b\n",
-                    newText='    return a + b\n\n\ndef multiply(a, b):\n    """Multiply two numbers."""\n    return a * b\n',
+                    newText=MULTIPLY_CODE,
                 )
             ],
             usage=_usage(2600),
