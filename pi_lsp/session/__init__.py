@@ -4,8 +4,8 @@ Plain Python; never imports pygls or lsprotocol (see tests/unit/test_architectur
 """
 
 from pi_lsp.session.context import SessionContext, build_context, path_to_root
-from pi_lsp.session.records import Diagnostic, Record, SessionFileError
-from pi_lsp.session.store import ABSENT, EntryNotFoundError, SessionStore
+from pi_lsp.session.records import Diagnostic, EntryNotFoundError, Record, SessionFileError
+from pi_lsp.session.store import ABSENT, SessionStore
 
 __all__ = [
     "ABSENT",

@@ -8,6 +8,9 @@ Reading never writes: migrations happen in memory and the store rewrites the fil
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from sys import intern
 
@@ -189,3 +192,15 @@ def parse_appended(
     for diagnostic in diagnostics:
         diagnostic.line += first_line - 1
     return records, diagnostics
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector (loading makes many objects and no cycles)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

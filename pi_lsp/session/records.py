@@ -115,3 +115,14 @@ class LoadedFile:
     def migrated(self) -> bool:
         """True when the file on disk is older than the records in memory."""
         return self.from_version < 3 and self.header is not None
+
+
+class EntryNotFoundError(KeyError):
+    """An entry id that is not in the session."""
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(entry_id)
+        self.entry_id = entry_id
+
+    def __str__(self) -> str:
+        return f"Entry {self.entry_id} not found"

@@ -8,22 +8,12 @@ indexing anything another process appended meanwhile (D2). Nothing here knows ab
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.session.context import (
-    ROOT_SETTINGS,
-    ContextCache,
-    SessionContext,
-    build_context,
-    build_context_indexed,
-    inherit_settings,
-    path_to_root,
-)
+from pi_lsp.session.context import ContextCache, SessionContext
 from pi_lsp.session.entries import CURRENT_VERSION
 from pi_lsp.session.ids import (
     Clock,
@@ -34,30 +24,20 @@ from pi_lsp.session.ids import (
     random_uuid,
     session_file_name,
 )
+from pi_lsp.session.index import SessionIndex, continues_chain
 from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line
 from pi_lsp.session.paths import session_dir
-from pi_lsp.session.reader import parse_appended, read_session_file
-from pi_lsp.session.records import Diagnostic, LoadedFile, Record, Settings
-from pi_lsp.session.tree import SessionTree, build_tree
+from pi_lsp.session.reader import gc_paused, read_session_file
+from pi_lsp.session.records import Diagnostic, EntryNotFoundError, LoadedFile, Record
+from pi_lsp.session.session_file import SessionFile
+from pi_lsp.session.tree import SessionTree
 from pi_lsp.session.validate import validate_message
-from pi_lsp.session.writer import SessionWriter
 
 ABSENT: Any = object()
 """Marks an optional field that is left out of the entry (JavaScript ``undefined``)."""
 
-Listener = Callable[[list[Record]], None]
-"""Called with entries another process appended, after they were indexed."""
-
-
-class EntryNotFoundError(KeyError):
-    """An entry id that is not in the session."""
-
-    def __init__(self, entry_id: str) -> None:
-        super().__init__(entry_id)
-        self.entry_id = entry_id
-
-    def __str__(self) -> str:
-        return f"Entry {self.entry_id} not found"
+Listener = Callable[[list[Record], bool], None]
+"""Called with newly indexed entries; the flag is True when another process appended them."""
 
 
 class SessionStore:
@@ -76,30 +56,16 @@ class SessionStore:
         """The session header (after migration)."""
         self.path: Path | None = loaded.path if persist else None
         """The session file; None for an in-memory session."""
-        self.diagnostics: list[Diagnostic] = list(loaded.diagnostics)
-        """Problems found while reading (and while catching up with other writers)."""
-        self.from_version = loaded.from_version
         self._clock = clock
         self._uuids = uuids
-        self._records: list[Record] = []
-        self._by_id: dict[str, Record] = {}
-        self._labels: dict[str, str] = {}
-        self._name: str | None = None
-        self._has_assistant = False
+        self._index = SessionIndex(str(loaded.path) if persist else "<memory>")
+        self._index.diagnostics.extend(loaded.diagnostics)
         self._leaf: str | None = None
-        self._context = ContextCache(self._build_context)
-        self._settings_reliable = True  # false once a duplicate id could have stale settings
+        self._context = ContextCache(self._index.build_context)
         self._listeners: list[Listener] = []
-        self._where = str(loaded.path) if persist else "<memory>"
-        self._next_line = loaded.lines + 1  # physical line number of the next appended line
-        self._on_disk = loaded.header is not None and persist
-        self._rewrite_pending = loaded.migrated and persist
-        self._writer: SessionWriter | None = None
-        if self._on_disk and self.path is not None:
-            self._writer = SessionWriter(
-                self.path, size=loaded.size, needs_newline=loaded.needs_newline
-            )
-        self._index_all(loaded.records)
+        self._file = SessionFile(self.path, loaded)
+        self._index.add_all(loaded.records)
+        self._leaf = loaded.records[-1].id if loaded.records else None
         if self._path_ready_to_flush():
             self._flush()
 
@@ -150,7 +116,7 @@ class SessionStore:
         Raises:
             SessionFileError: the file is not a session file; it is left untouched.
         """
-        with _gc_paused():  # tens of thousands of fresh objects: collections would only slow this
+        with gc_paused():  # tens of thousands of fresh objects: collections would only slow this
             loaded = read_session_file(path, uuids=uuids)
             header = loaded.header
             if header is None:
@@ -178,72 +144,93 @@ class SessionStore:
         return self._leaf
 
     @property
+    def from_version(self) -> int:
+        """Version of the file on disk when it was opened (3 for current files)."""
+        return self._file.from_version
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Problems found while reading (and while catching up with other writers)."""
+        return self._index.diagnostics
+
+    @property
     def records(self) -> list[Record]:
         """Every entry in file order (a copy of the list)."""
-        return list(self._records)
+        return list(self._index.records)
 
     @property
     def entry_count(self) -> int:
         """Number of entries (header excluded)."""
-        return len(self._records)
+        return len(self._index.records)
 
     @property
     def persisted(self) -> bool:
         """True once the header is on disk."""
-        return self._on_disk
+        return self._file.on_disk
 
     @property
     def labels(self) -> dict[str, str]:
         """Current bookmark of every labelled entry."""
-        return dict(self._labels)
+        return dict(self._index.labels)
 
     @property
     def session_name(self) -> str | None:
         """Latest non-empty ``session_info`` name, in file order."""
-        return self._name
+        return self._index.name
 
     def get(self, entry_id: str) -> Record | None:
         """The entry with this id, or None."""
-        return self._by_id.get(entry_id)
+        return self._index.by_id.get(entry_id)
 
     def require(self, entry_id: str) -> Record:
         """The entry with this id; raises :class:`EntryNotFoundError`."""
-        record = self._by_id.get(entry_id)
+        record = self._index.by_id.get(entry_id)
         if record is None:
             raise EntryNotFoundError(entry_id)
         return record
 
     def label_of(self, entry_id: str) -> str | None:
         """The bookmark on an entry, if any."""
-        return self._labels.get(entry_id)
+        return self._index.labels.get(entry_id)
 
     def children(self, entry_id: str) -> list[Record]:
         """Direct children in index order."""
-        return [
-            r
-            for r in self._records
-            if r.parent_id == entry_id and r.id != entry_id and self._by_id.get(r.id) is r
-        ]
+        return self._index.children(entry_id)
 
     def branch_path(self, from_id: str | None = None) -> list[Record]:
         """Entries from the root to ``from_id`` (default: the leaf), pi's ``getBranch``."""
         if from_id is not None:
             self.require(from_id)
-        return path_to_root(self._by_id, from_id if from_id is not None else self._leaf)
+        return self._index.path(from_id if from_id is not None else self._leaf)
 
     def tree(self) -> SessionTree:
         """Pi's ``getTree()``: roots, orphans as extra roots, children sorted by timestamp."""
-        return build_tree(self._records, self._by_id, self._labels)
+        return self._index.tree()
 
     def context(self, leaf_id: str | None = None) -> SessionContext:
         """The model context at ``leaf_id`` (default: the current leaf); incremental."""
         if leaf_id is not None:
             self.require(leaf_id)
-        return self._context.get(self._by_id, leaf_id if leaf_id is not None else self._leaf)
+        return self._context.get(self._index.by_id, leaf_id if leaf_id is not None else self._leaf)
 
     def add_listener(self, listener: Listener) -> None:
-        """Be told about entries other processes append to this file."""
+        """Be told about every new entry (appended here or by another process)."""
         self._listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        """Stop telling ``listener`` about new entries."""
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def refresh(self) -> list[Record]:
+        """Index what other processes appended since the last look (nothing is written)."""
+        before = len(self._index.records)
+        self._file.catch_up(self._on_external)
+        return self._index.records[before:]
+
+    def _notify(self, records: list[Record], external: bool) -> None:
+        for listener in list(self._listeners):
+            listener(records, external)
 
     # ----------------------------------------------------------------- navigation
 
@@ -333,13 +320,13 @@ class SessionStore:
 
     def ensure_migrated(self) -> None:
         """Rewrite an old-version file as version 3 now (backup first); no-op otherwise."""
-        if self._writer is not None and self._rewrite_pending:
-            self._rewrite_migrated()
+        note = self._file.ensure_migrated(self._content)
+        if note is not None:
+            self._index.diagnostics.append(note)
 
     def close(self) -> None:
         """Release the file descriptor (the store stays readable)."""
-        if self._writer is not None:
-            self._writer.close()
+        self._file.close()
 
     # ----------------------------------------------------------------- internals
 
@@ -347,166 +334,55 @@ class SessionStore:
         self, build: Callable[[JsonObject], JsonObject], kind: str, *, head_first: bool = False
     ) -> str:
         self.ensure_migrated()
-        writer = self._writer
-        if writer is None:
+        if self._file.writer is None:
             record = self._make_record(build, kind, head_first)
-            self._index(record)
+            self._index.add(record)
             self._leaf = record.id
             if self._path_ready_to_flush():
                 self._flush()
-            return record.id
-        with writer.locked(self._on_external) as fd:
-            record = self._make_record(build, kind, head_first)
-            writer.write(fd, record.raw + b"\n")
-            record.line = self._next_line
-            self._next_line += 1
-        self._index(record)
-        self._leaf = record.id
+        else:
+            record = self._file.append(
+                lambda: self._make_record(build, kind, head_first), self._on_external
+            )
+            self._index.add(record)
+            self._leaf = record.id
+        self._notify([record], False)
         return record.id
 
     def _make_record(
         self, build: Callable[[JsonObject], JsonObject], kind: str, head_first: bool
     ) -> Record:
-        entry_id = new_entry_id(self._by_id, self._uuids)
+        entry_id = new_entry_id(self._index.by_id, self._uuids)
         timestamp = iso_time(self._clock())
         base: JsonObject = {"id": entry_id, "parentId": self._leaf, "timestamp": timestamp}
         value = build(base if head_first else {"type": kind, **base})
         return Record.from_value(value, dumps(value))
 
     def _path_ready_to_flush(self) -> bool:
-        return self.path is not None and not self._on_disk and self._has_assistant
+        return self.path is not None and not self._file.on_disk and self._index.has_assistant
+
+    def _content(self) -> bytes:
+        """The whole file: header and every entry, one line each."""
+        return dumps_line(self.header) + b"".join(r.raw + b"\n" for r in self._index.records)
 
     def _flush(self) -> None:
-        assert self.path is not None
-        writer = SessionWriter(self.path, size=0, needs_newline=False)
-        lines = [dumps_line(self.header)] + [r.raw + b"\n" for r in self._records]
-        writer.append(b"".join(lines), self._on_external)
-        self._next_line = len(lines) + 1
-        self._writer = writer
-        self._on_disk = True
-
-    def _rewrite_migrated(self) -> None:
-        assert self._writer is not None
-        lines = [dumps_line(self.header)] + [r.raw + b"\n" for r in self._records]
-        backup = self._writer.rewrite(b"".join(lines), f".v{self.from_version}.bak")
-        self._rewrite_pending = False
-        self.diagnostics.append(
-            Diagnostic(str(self.path), 0, f"migrated from v{self.from_version}; backup {backup}")
-        )
-
-    def _index_all(self, records: Iterable[Record]) -> None:
-        for record in records:
-            self._index(record)
-        self._leaf = self._records[-1].id if self._records else None
-        self.diagnostics.extend(self._link_problems(self._records))
-
-    def _index(self, record: Record) -> None:
-        self._records.append(record)
-        entry_id = record.id
-        previous = self._by_id.get(entry_id)
-        self._by_id[entry_id] = record
-        parent = record.parent_id
-        if parent is None or parent == entry_id:
-            base: Settings | None = ROOT_SETTINGS
-        else:
-            parent_record = self._by_id.get(parent)
-            if parent_record is not None:
-                base = parent_record.settings
-                record.parent_id = parent_record.id  # share one string object per id
-            else:
-                base = None
-        record.settings = inherit_settings(record, base) if base is not None else None
-        if previous is not None:
-            self._settings_reliable = False
-            self.diagnostics.append(
-                Diagnostic(
-                    self._where,
-                    record.line,
-                    f"duplicate id {entry_id} (replaces line {previous.line} in the index)",
-                )
-            )
-        kind = record.type
-        if kind == "message":
-            if record.role == "assistant":
-                self._has_assistant = True
-        elif kind == "label":
-            value = record.value
-            target, label = value.get("targetId"), value.get("label")
-            if isinstance(target, str):
-                if label:
-                    self._labels[target] = label
-                else:
-                    self._labels.pop(target, None)
-        elif kind == "session_info":
-            name = record.value.get("name")
-            if name:
-                self._name = name.strip() if isinstance(name, str) else name
-
-    def _build_context(self, leaf_id: str | None) -> SessionContext:
-        leaf = self._by_id.get(leaf_id) if leaf_id is not None else None
-        if leaf is None:
-            return SessionContext()
-        if self._settings_reliable and leaf.settings is not None:
-            return build_context_indexed(self._by_id, leaf, leaf.settings)
-        return build_context(path_to_root(self._by_id, leaf_id))
-
-    def _link_problems(self, records: Iterable[Record]) -> list[Diagnostic]:
-        """Self-parented entries and orphans (kept, and shown as roots, as pi does)."""
-        found = []
-        by_id = self._by_id
-        for record in records:
-            parent = record.parent_id
-            if parent is None or (parent in by_id and parent != record.id):
-                continue
-            reason = (
-                f"entry {record.id} is its own parent"
-                if parent == record.id
-                else f"orphan entry {record.id}: parent {parent} missing"
-            )
-            found.append(Diagnostic(self._where, record.line, reason))
-        return found
+        lines = [dumps_line(self.header)] + [r.raw + b"\n" for r in self._index.records]
+        self._file.create(lines, self._on_external)
 
     def _on_external(self, data: bytes, offset: int) -> None:
         """Index lines another process appended (called under the file lock)."""
-        assert self.path is not None
-        fresh, problems = parse_appended(data, self.path, self._next_line)
-        self._next_line += data.count(b"\n")
-        self.diagnostics.extend(problems)
+        fresh, problems = self._file.parse_external(data)
+        self._index.diagnostics.extend(problems)
         if not fresh:
             return
         old_leaf = self._leaf
         for record in fresh:
-            self._index(record)
-        self.diagnostics.extend(self._link_problems(fresh))
+            self._index.add(record)
+        self._index.diagnostics.extend(self._index.link_problems(fresh))
         self._context.clear()
-        if _descends_from(fresh, old_leaf):
+        if continues_chain(fresh, old_leaf):
             self._leaf = fresh[-1].id
-        for listener in self._listeners:
-            listener(fresh)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _descends_from(fresh: list[Record], ancestor: str | None) -> bool:
-    """True when the last new entry continues the chain that ends at ``ancestor``."""
-    ids = {r.id: r for r in fresh}
-    current: Record | None = fresh[-1]
-    seen: set[str] = set()
-    while current is not None and current.id not in seen:
-        seen.add(current.id)
-        if current.parent_id == ancestor:
-            return True
-        current = ids.get(current.parent_id) if current.parent_id is not None else None
-    return False
+        self._notify(fresh, True)
 
 
 def _with_optional(obj: JsonObject, **optional: Any) -> JsonObject:

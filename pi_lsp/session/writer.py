@@ -74,6 +74,15 @@ class SessionWriter:
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
 
+    def catch_up(self, on_external: ExternalHandler) -> None:
+        """Hand over what other processes appended, under a shared lock (no writing)."""
+        fd = self._descriptor()
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        try:
+            self._catch_up(fd, on_external)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
     def _catch_up(self, fd: int, on_external: ExternalHandler) -> None:
         size = os.fstat(fd).st_size
         if size < self.size:
