@@ -61,6 +61,20 @@ class ImageSettings(_Section):
     """Send ``Image reading is disabled.`` instead of images."""
 
 
+Policy = Literal["ask", "allow", "deny"]
+
+
+class PermissionSettings(_Section):
+    """What the agent may do without asking (the editor asks the user for ``ask``)."""
+
+    bash: Policy = "ask"
+    """Running shell commands."""
+    writeOutsideWorkspace: Policy = "ask"
+    """Writing or editing files outside the workspace folders."""
+    timeoutMs: int = Field(default=120_000, ge=0)
+    """How long to wait for the user's answer; no answer means deny."""
+
+
 class ModelOverride(_Section):
     """What litellm does not know about a model."""
 
@@ -89,6 +103,10 @@ class Settings(_Section):
     """Per ``provider/model`` overrides, e.g. the context window of a local model."""
     apiBase: str | None = None
     """Endpoint for the default provider; otherwise litellm's environment variables apply."""
+    editMode: Literal["editor", "disk"] = "editor"
+    """``editor``: edits to files open in the editor go through it (undoable, unsaved);
+    ``disk``: always write files directly."""
+    permissions: PermissionSettings = PermissionSettings()
 
 
 M = TypeVar("M", bound=BaseModel)

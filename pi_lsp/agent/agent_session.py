@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.agent.loop import LoopHooks, ReplyStream, now_ms, run_loop
 from pi_lsp.agent.maintenance import Maintenance
 from pi_lsp.agent.models import ModelInfo
+from pi_lsp.agent.permissions import PermissionGate
 from pi_lsp.agent.queues import MessageQueue
 from pi_lsp.agent.stream import Endpoint, ModelRequest
 from pi_lsp.agent.thinking import ThinkingLevel, clamp_thinking_level
@@ -67,6 +68,10 @@ class AgentConfig:
     summary_model: SummaryFactory
     counter: TokenCounter = field(default_factory=TokenCounter)
     endpoint: Endpoint = field(default_factory=Endpoint)
+    cwd: str = "."
+    """The working directory tools resolve paths against."""
+    permissions: PermissionGate | None = None
+    """Asked before bash and writes outside the workspace; None runs everything (CLI)."""
 
 
 def user_message(text: str, images: Sequence[JsonObject] = ()) -> JsonObject:
@@ -273,7 +278,14 @@ class AgentSession:
             emit=self.emit,
             steering=self.steering.take,
             follow_up=self.follow_ups.take,
+            before_tool=self._check_permission if self.config.permissions else None,
         )
+
+    async def _check_permission(
+        self, name: str, call_id: str, args: Mapping[str, Any]
+    ) -> str | None:
+        gate = self.config.permissions
+        return None if gate is None else await gate.check(name, call_id, args, self.config.cwd)
 
     def _stream(self, messages: list[JsonObject], abort: asyncio.Event) -> ReplyStream:
         model = self.require_model()

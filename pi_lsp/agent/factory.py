@@ -15,6 +15,7 @@ from typing import Any
 from pi_lsp.agent.agent_session import AgentConfig, AgentSession, StreamFactory
 from pi_lsp.agent.complete import LitellmTextModel
 from pi_lsp.agent.models import ModelInfo, ModelRef, aresolve_model
+from pi_lsp.agent.permissions import PermissionGate
 from pi_lsp.agent.stream import Endpoint, stream_assistant
 from pi_lsp.agent.thinking import THINKING_LEVELS, ThinkingLevel
 from pi_lsp.compaction import SummaryModel, TokenCounter, estimator_for
@@ -37,6 +38,8 @@ class AgentOptions:
     stream: StreamFactory = stream_assistant
     project: ContextCache | None = None
     """Shared AGENTS.md cache (one per daemon)."""
+    permissions: PermissionGate | None = None
+    """Asked before bash and outside writes; None (the CLI) runs everything."""
 
 
 def choose_model_ref(
@@ -113,6 +116,8 @@ async def create_agent_session(
         summary_model=summary_model,
         counter=TokenCounter(estimator_for("tiktoken", ref.model_id if ref else None)),
         endpoint=endpoint,
+        cwd=cwd,
+        permissions=options.permissions,
     )
     thinking = choose_thinking_level(store, settings, options.thinking_level)
     return AgentSession(store, config, model=model, thinking_level=thinking)

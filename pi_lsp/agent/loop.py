@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -55,6 +55,9 @@ StreamFn = Callable[[list[JsonObject], asyncio.Event], ReplyStream]
 Emit = Callable[[JsonObject], None]
 """Receives every event; persisting happens here on ``message_end``."""
 
+BeforeTool = Callable[[str, str, Mapping[str, Any]], Awaitable[str | None]]
+"""``(tool name, call id, arguments)`` → None to run the call, or why it may not run."""
+
 
 @dataclass(frozen=True, slots=True)
 class LoopHooks:
@@ -67,6 +70,8 @@ class LoopHooks:
     """Queued steering messages (taken off the queue)."""
     follow_up: Callable[[], list[JsonObject]]
     """Queued follow-up messages, asked for only when the agent would stop."""
+    before_tool: BeforeTool | None = None
+    """Asked before each call runs; a returned text refuses the call (it becomes the result)."""
 
 
 def now_ms() -> int:
@@ -180,7 +185,7 @@ async def _run_tool_calls(
     try:
         for call in calls:
             if call.failure is None:
-                call.task = asyncio.ensure_future(_execute(call, hooks.emit))
+                call.task = asyncio.ensure_future(_execute(call, hooks))
         return await _collect(calls, hooks)
     finally:
         watcher.cancel()
@@ -228,11 +233,16 @@ async def _propagate_abort(abort: asyncio.Event, calls: list[_Call]) -> None:
             call.cancel.set()
 
 
-async def _execute(call: _Call, emit: Emit) -> ToolResult:
+async def _execute(call: _Call, hooks: LoopHooks) -> ToolResult:
     """Run one tool; every failure becomes an error result (the loop never crashes on a tool)."""
     assert call.tool is not None
     block = call.block
     args = block.get("arguments") or {}
+    emit = hooks.emit
+    if hooks.before_tool is not None:
+        refusal = await hooks.before_tool(str(block.get("name")), str(block.get("id")), args)
+        if refusal is not None:
+            return ToolResult.of_text(refusal, {}, is_error=True)
 
     def update(partial: ToolResult) -> None:
         emit(
