@@ -1,0 +1,8 @@
+"""The LSP side of editor-backed file access: pygls and lsprotocol live here, not in edits/."""
+
+from __future__ import annotations
+
+from pi_lsp.bridge.capabilities import EditorCapabilities
+from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge, editor_file_system
+
+__all__ = ["EditorCapabilities", "PyglsEditorBridge", "editor_file_system"]

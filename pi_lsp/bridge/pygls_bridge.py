@@ -1,0 +1,165 @@
+"""``PyglsEditorBridge``: the ``EditorBridge`` of a pygls 2 ``LanguageServer``.
+
+Open documents are the ones the client opened (``didOpen``) and pygls keeps in sync; pygls's
+``get_text_document`` of any other URI reads the disk, so membership in ``text_documents`` is
+what counts as open. Edits go out as ``workspace/applyEdit``, shaped by the capabilities the
+client announced (resolved once, on first use after ``initialize``).
+
+The request gets ``apply_timeout`` seconds. No answer by then counts as a refusal; the pending
+request is left alone rather than cancelled, so a late answer completes it normally and is
+ignored (pygls 2.1.1 reports "Error in server" to the user when an answer arrives for a request
+whose future was cancelled, deps-facts §1.3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from pygls.lsp.server import LanguageServer
+
+from pi_lsp.bridge.capabilities import EditorCapabilities
+from pi_lsp.bridge.workspace_edit import apply_edit_params
+from pi_lsp.edits.bridge import ApplyOutcome, EditMode, OpenDocument, WorkspaceChange
+from pi_lsp.edits.editor_fs import EditorFileSystem
+from pi_lsp.edits.positions import PositionEncoding
+from pi_lsp.edits.uris import path_to_uri, same_path, uri_key, uri_to_path
+
+log = logging.getLogger(__name__)
+
+
+class PyglsEditorBridge:
+    """The editor behind a pygls ``LanguageServer``, as ``EditorFileSystem`` needs it."""
+
+    def __init__(self, server: LanguageServer, *, apply_timeout: float = 10.0) -> None:
+        """Wrap ``server``; capabilities are read on first use, after ``initialize``.
+
+        Args:
+            server: the running language server.
+            apply_timeout: seconds the client has to answer ``workspace/applyEdit``.
+        """
+        self.server = server
+        self.apply_timeout = apply_timeout
+        self._capabilities: EditorCapabilities | None = None
+
+    @property
+    def capabilities(self) -> EditorCapabilities:
+        """The client's resolved capabilities (cached once ``initialize`` has run)."""
+        if self._capabilities is None:
+            try:
+                encoding = self.server.workspace.position_encoding
+            except RuntimeError:  # not initialized yet: nothing is known, nothing cached
+                return EditorCapabilities()
+            self._capabilities = EditorCapabilities.resolve(
+                self.server.client_capabilities, encoding
+            )
+        return self._capabilities
+
+    @property
+    def can_apply_edits(self) -> bool:
+        """The client accepts ``workspace/applyEdit``."""
+        return self.capabilities.apply_edit
+
+    @property
+    def document_changes(self) -> bool:
+        """Versioned ``documentChanges`` are supported."""
+        return self.capabilities.document_changes
+
+    @property
+    def create_files(self) -> bool:
+        """``CreateFile`` operations are supported."""
+        return self.capabilities.create_files
+
+    @property
+    def change_annotations(self) -> bool:
+        """Change annotations are supported."""
+        return self.capabilities.change_annotations
+
+    @property
+    def position_encoding(self) -> PositionEncoding:
+        """The negotiated position encoding."""
+        return self.capabilities.position_encoding
+
+    def open_document(self, path: str) -> OpenDocument | None:
+        """The synced buffer for ``path`` if the client opened it."""
+        try:
+            documents = self.server.workspace.text_documents
+        except RuntimeError:
+            return None
+        document = documents.get(uri_key(path_to_uri(path)))
+        if document is None:
+            document = next(
+                (d for d in documents.values() if _same_file(d.uri, path)),
+                None,
+            )
+        if document is None:
+            return None
+        return OpenDocument(uri=document.uri, text=document.source, version=document.version)
+
+    async def apply_edit(self, change: WorkspaceChange) -> ApplyOutcome:
+        """Send ``workspace/applyEdit`` and wait for the answer (or ``apply_timeout``)."""
+        try:
+            params = apply_edit_params(change, self.capabilities)
+        except ValueError as exc:
+            return ApplyOutcome(False, str(exc))
+        try:
+            answer = asyncio.wrap_future(self.server.workspace_apply_edit(params))
+        except Exception as exc:  # the transport is gone, say: the edit did not go out
+            log.warning("workspace/applyEdit could not be sent: %s", exc)
+            return ApplyOutcome(False, f"the request could not be sent: {exc}")
+        answer.add_done_callback(_consume)
+        done, _ = await asyncio.wait({answer}, timeout=self.apply_timeout)
+        if not done:
+            log.warning("workspace/applyEdit not answered within %s s", self.apply_timeout)
+            return ApplyOutcome(False, f"no answer within {self.apply_timeout:g} s")
+        return _outcome(answer)
+
+
+def _same_file(uri: str, path: str) -> bool:
+    local = uri_to_path(uri)
+    return local is not None and same_path(local, path)
+
+
+def _consume(answer: asyncio.Future[Any]) -> None:
+    """Retrieve a late answer's exception so asyncio never logs it as unretrieved."""
+    if not answer.cancelled():
+        answer.exception()
+
+
+def _outcome(answer: asyncio.Future[Any]) -> ApplyOutcome:
+    """The editor's answer as an ``ApplyOutcome``; an error answer is a refusal."""
+    if answer.cancelled():
+        return ApplyOutcome(False, "the request was cancelled")
+    error = answer.exception()
+    if error is not None:
+        return ApplyOutcome(False, f"the editor answered with an error: {error}")
+    result = answer.result()
+    applied = _field(result, "applied")
+    reason = _field(result, "failure_reason") or _field(result, "failureReason")
+    return ApplyOutcome(bool(applied), str(reason) if reason else None)
+
+
+def _field(result: Any, name: str) -> Any:
+    """A field of a structured result or of a plain dict."""
+    if isinstance(result, dict):
+        return result.get(name)
+    return getattr(result, name, None)
+
+
+def editor_file_system(
+    server: LanguageServer,
+    *,
+    edit_mode: EditMode | Callable[[str], EditMode] = "editor",
+    apply_timeout: float = 10.0,
+    settle_timeout: float = 5.0,
+) -> EditorFileSystem:
+    """The tools' file system for a server: one per editor connection, shared by its sessions.
+
+    Sharing one instance keeps a single record of edits the editor has not reported back yet
+    and serializes writes to each file across sessions; ``edit_mode`` may depend on the path
+    (its workspace folder's setting).
+    """
+    bridge = PyglsEditorBridge(server, apply_timeout=apply_timeout)
+    return EditorFileSystem(bridge, edit_mode=edit_mode, settle_timeout=settle_timeout)

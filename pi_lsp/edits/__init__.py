@@ -1,0 +1,41 @@
+"""Editor-backed file access for the tools: minimal diffs, the bridge seam, EditorFileSystem.
+
+No pygls or lsprotocol here (the architecture test checks it): the LSP side lives in
+``pi_lsp.bridge``.
+"""
+
+from __future__ import annotations
+
+from pi_lsp.edits.attribution import current_tool, tool_scope
+from pi_lsp.edits.bridge import (
+    ApplyOutcome,
+    CreateFile,
+    EditMode,
+    EditorBridge,
+    OpenDocument,
+    TextChange,
+    WorkspaceChange,
+)
+from pi_lsp.edits.diff import Edit, apply_edits, text_edits
+from pi_lsp.edits.editor_fs import EditorFileSystem
+from pi_lsp.edits.positions import PositionEncoding
+from pi_lsp.edits.uris import path_to_uri, uri_to_path
+
+__all__ = [
+    "ApplyOutcome",
+    "CreateFile",
+    "Edit",
+    "EditMode",
+    "EditorBridge",
+    "EditorFileSystem",
+    "OpenDocument",
+    "PositionEncoding",
+    "TextChange",
+    "WorkspaceChange",
+    "apply_edits",
+    "current_tool",
+    "path_to_uri",
+    "text_edits",
+    "tool_scope",
+    "uri_to_path",
+]

@@ -1,0 +1,107 @@
+"""What the editor-backed file system needs from an editor, in plain Python (no LSP types).
+
+``EditorBridge`` is the seam between ``EditorFileSystem`` and the LSP server: it answers which
+buffers the editor has open (with their unsaved text and version), applies a workspace change
+(``workspace/applyEdit`` in the pygls implementation, ``pi_lsp.bridge.pygls_bridge``), and states
+what the client can do. The change is described with the small dataclasses below, so this package
+and its tests never import pygls or lsprotocol.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from pi_lsp.edits.diff import Edit
+from pi_lsp.edits.positions import PositionEncoding
+
+EditMode = Literal["editor", "disk"]
+"""Where ``write``/``edit`` go for files the editor has open: its buffers, or the disk."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpenDocument:
+    """A document the editor has open: its URI as the client spells it, text and version."""
+
+    uri: str
+    text: str
+    """The buffer's text, unsaved changes included."""
+    version: int | None
+    """The version of the last ``didOpen``/``didChange`` (None if the client sent none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextChange:
+    """Edits to one document (an LSP ``TextDocumentEdit``)."""
+
+    uri: str
+    version: int | None
+    """The version the edits were computed against; None applies them unversioned."""
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CreateFile:
+    """Create an empty file that must not exist yet (an LSP ``CreateFile``)."""
+
+    uri: str
+
+
+Operation = TextChange | CreateFile
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkspaceChange:
+    """One ``workspace/applyEdit``: operations applied in order, as a single undoable step."""
+
+    operations: tuple[Operation, ...]
+    label: str
+    """Shown by editors on the undo stack (``pi: edit``)."""
+    annotation: str | None = None
+    """A change annotation with this label on every operation; only set for clients that
+    support change annotations."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyOutcome:
+    """The editor's answer: applied or not, and its reason when not."""
+
+    applied: bool
+    reason: str | None = None
+
+
+class EditorBridge(Protocol):
+    """An attached editor as the file system sees it."""
+
+    @property
+    def can_apply_edits(self) -> bool:
+        """The client accepts ``workspace/applyEdit``."""
+        ...
+
+    @property
+    def document_changes(self) -> bool:
+        """Versioned ``documentChanges`` are supported (else only unversioned ``changes``)."""
+        ...
+
+    @property
+    def create_files(self) -> bool:
+        """``CreateFile`` operations are supported (needs ``document_changes`` too)."""
+        ...
+
+    @property
+    def change_annotations(self) -> bool:
+        """Change annotations are supported (needs ``document_changes`` too)."""
+        ...
+
+    @property
+    def position_encoding(self) -> PositionEncoding:
+        """The position encoding negotiated at ``initialize``."""
+        ...
+
+    def open_document(self, path: str) -> OpenDocument | None:
+        """The editor's buffer for an absolute path, or None when the editor has no such buffer."""
+        ...
+
+    async def apply_edit(self, change: WorkspaceChange) -> ApplyOutcome:
+        """Ask the editor to apply ``change``; a refusal, an error or no answer is not applied."""
+        ...
