@@ -1,4 +1,6 @@
-"""The ``pi-lsp`` command line: sub-commands for sessions, context files, compaction and turns.
+"""The ``pi-lsp`` command line: the LSP daemon, and sub-commands for sessions, context and turns.
+
+Without a sub-command ``pi-lsp`` serves LSP (stdio by default, ``--tcp PORT`` on 127.0.0.1).
 
 Each ``pi_lsp/cli/*_cmd.py`` module contributes a sub-command through ``register(subparsers)``.
 Modules keep heavy imports (litellm, pygls) inside their handlers so start-up stays fast.
@@ -26,6 +28,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="pi_lsp: an LSP daemon with pi's coding-agent memory.",
     )
     parser.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
+    parser.add_argument(
+        "--stdio", action="store_true", help="serve LSP on stdin/stdout (the default)"
+    )
+    parser.add_argument("--tcp", type=int, metavar="PORT", help="serve LSP on 127.0.0.1:PORT")
+    parser.add_argument(
+        "--log-level", default="warning", help="stderr log level (debug, info, warning, error)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     package = importlib.import_module("pi_lsp.cli")
     for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
@@ -40,8 +49,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help(sys.stderr)
-        return 2
+        from pi_lsp.server import serve_stdio, serve_tcp
+
+        if args.tcp is not None:
+            serve_tcp(args.tcp, args.log_level)
+        else:
+            serve_stdio(args.log_level)
+        return 0
     try:
         result = handler(args)
     except CommandError as exc:

@@ -1,0 +1,271 @@
+"""A session open in the daemon: its agent, its event stream, its turn lock and its views.
+
+Every event for the session (pi's agent events, entries appended here or by another process,
+compaction and state changes) leaves through one sink with a gap-free sequence number, so an
+editor can tell it missed nothing. Writes (a turn, compaction, navigation, labels, renames, model
+changes) hold the session's cross-process turn lock; a second editor on the same file gets a
+clear "busy in another process" error instead of interleaving its entries with a running turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import msgspec
+
+from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
+from pi_lsp.agent.models import ModelInfo
+from pi_lsp.agent.thinking import ThinkingLevel, available_thinking_levels
+from pi_lsp.compaction import CompactionResult
+from pi_lsp.daemon.tree_view import TreeView
+from pi_lsp.daemon.turn_lock import TurnLock
+from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.records import Record
+
+logger = logging.getLogger(__name__)
+
+EventSink = Callable[[str, int, JsonObject], None]
+"""``(session id, sequence number, event)``: sends one ``pi/event`` notification."""
+
+_encode = msgspec.json.Encoder().encode
+
+
+def wire_event(event: JsonObject) -> JsonObject:
+    """An agent event as sent to editors: streaming updates carry the delta, not the message."""
+    if event["type"] != "message_update":
+        return event
+    sub = {k: v for k, v in event["assistantMessageEvent"].items() if k != "partial"}
+    return {"type": "message_update", "assistantMessageEvent": sub}
+
+
+class LiveSession:
+    """One open session; see the module docstring."""
+
+    def __init__(self, agent: AgentSession, sink: EventSink, lock: TurnLock, folder: str) -> None:
+        self.agent = agent
+        self.store = agent.store
+        self.id = self.store.session_id
+        self.folder = folder
+        """The workspace folder (URI or path) the session belongs to."""
+        self.seq = 0
+        self._sink = sink
+        self.lock = lock
+        self.tree = TreeView(self.store)
+        self._run: asyncio.Task[None] | None = None
+        agent.subscribe(self._on_agent_event)
+        self.store.add_listener(self._on_entries)
+
+    # ----------------------------------------------------------------- events
+
+    def emit(self, event: JsonObject) -> None:
+        """Send one event with the next sequence number."""
+        self.seq += 1
+        try:
+            self._sink(self.id, self.seq, event)
+        except Exception:  # the editor going away must not break a turn
+            logger.exception("sending event %s failed", event.get("type"))
+
+    def _on_agent_event(self, event: JsonObject) -> None:
+        self.emit(wire_event(event))
+
+    def _on_entries(self, records: list[Record], external: bool) -> None:
+        for record in records:
+            if self.store.get(record.id) is record:
+                node = self.tree.node(record.id)
+                self.emit({"type": "entry_appended", "entry": node, "external": external})
+
+    def state_changed(self) -> None:
+        """Tell the editor the session's state changed (model, leaf, streaming, queues…)."""
+        self.emit({"type": "state_changed", "state": self.state()})
+
+    # ----------------------------------------------------------------- reading
+
+    def state(self) -> JsonObject:
+        """The session's state (``pi/session/state``)."""
+        agent, store = self.agent, self.store
+        model = agent.model
+        usage = agent.context_usage()
+        return {
+            "sessionId": self.id,
+            "sessionFile": str(store.path) if store.path else None,
+            "sessionName": store.session_name,
+            "cwd": store.cwd,
+            "folder": self.folder,
+            "model": None
+            if model is None
+            else {
+                "provider": model.ref.provider,
+                "modelId": model.ref.model_id,
+                "contextWindow": model.context_window,
+                "reasoning": model.reasoning,
+            },
+            "thinkingLevel": agent.thinking_level,
+            "availableThinkingLevels": list(available_thinking_levels(model)) if model else ["off"],
+            "leafId": store.leaf_id,
+            "isStreaming": agent.is_streaming,
+            "isCompacting": agent.compacting,
+            "steeringQueue": agent.steering.texts(),
+            "followUpQueue": agent.follow_ups.texts(),
+            "contextUsage": None if usage is None else usage.model_dump(by_alias=True),
+            "entryCount": store.entry_count,
+            "lastSeq": self.seq,
+        }
+
+    def tree_json(self) -> bytes:
+        """``pi/session/tree`` result as JSON bytes (see :class:`TreeView`)."""
+        self.store.refresh()
+        return self.tree.render()
+
+    def messages_json(self) -> bytes:
+        """``pi/session/messages``: the entries whose messages form the context, raw."""
+        self.store.refresh()
+        context = self.store.context()
+        get = self.store.get
+        entries = b",".join(r.raw for i in context.entry_ids if (r := get(i)) is not None)
+        head = _encode({"sessionId": self.id, "leafId": self.store.leaf_id})
+        return head[:-1] + b',"entries":[' + entries + b"]}"
+
+    # ----------------------------------------------------------------- writing
+
+    async def prompt(
+        self, text: str, images: Sequence[JsonObject] = (), streaming_behavior: str | None = None
+    ) -> JsonObject:
+        """Start a turn; returns once the user message is stored, with its entry id."""
+        if self.agent.is_streaming:
+            await self.agent.prompt(text, images, streaming_behavior=streaming_behavior)
+            self.state_changed()
+            return {"queued": True, "userEntryId": None}
+        self.lock.acquire()
+        try:
+            self.store.refresh()
+            stored: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+            def on_event(event: JsonObject) -> None:
+                is_user = event["type"] == "message_end" and event["message"].get("role") == "user"
+                if is_user and not stored.done():
+                    stored.set_result(event["entryId"])
+
+            unsubscribe = self.agent.subscribe(on_event)
+            run = asyncio.ensure_future(self.agent.prompt(text, images))
+        except BaseException:
+            self.lock.release()
+            raise
+        self._run = run
+        run.add_done_callback(lambda task: self._finished(task, unsubscribe))
+        self.state_changed()
+        waiting: set[asyncio.Future[Any]] = {stored, run}
+        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        if stored in done:
+            return {"queued": False, "userEntryId": stored.result()}
+        stored.cancel()
+        run.result()  # raises what stopped the prompt before the user message was stored
+        raise RuntimeError("the prompt ended before its message was stored")
+
+    def _finished(self, task: asyncio.Task[None], unsubscribe: Callable[[], None]) -> None:
+        unsubscribe()
+        self.lock.release()
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("turn failed", exc_info=task.exception())
+            self.emit({"type": "error", "message": f"Turn failed: {task.exception()}"})
+        self.state_changed()
+
+    def queue(self, text: str, images: Sequence[JsonObject], kind: str) -> JsonObject:
+        """Queue a steering or follow-up message (delivered by the running turn)."""
+        if kind == "steer":
+            self.agent.steer(text, images)
+        else:
+            self.agent.follow_up(text, images)
+        self.state_changed()
+        return {"queued": True}
+
+    async def abort(self) -> JsonObject:
+        """Stop the turn; queued messages are dropped and their texts returned."""
+        texts = [*self.agent.steering.texts(), *self.agent.follow_ups.texts()]
+        self.agent.steering.clear()
+        self.agent.follow_ups.clear()
+        await self.agent.abort()
+        if self._run is not None:
+            with contextlib.suppress(BaseException):
+                await self._run
+        return {"queuedTexts": texts}
+
+    async def compact(self, focus: str | None) -> CompactionResult:
+        """Manual compaction, announced as ``compaction_start``/``compaction_end`` events."""
+        with self._writing():
+            self.emit({"type": "compaction_start", "reason": "manual"})
+            try:
+                result = await self.agent.compact(focus)
+            except BaseException as exc:
+                message = (
+                    "Compaction cancelled" if isinstance(exc, asyncio.CancelledError) else str(exc)
+                )
+                self.emit({"type": "compaction_end", "errorMessage": message})
+                raise
+            self.emit(
+                {"type": "compaction_end", "result": result.model_dump(mode="json", by_alias=True)}
+            )
+            return result
+
+    async def navigate(
+        self, entry_id: str, *, summarize: bool, focus: str | None, label: str | None
+    ) -> JsonObject:
+        """Move the leaf to an entry (optionally summarizing the branch left)."""
+        with self._writing():
+            result = await self.agent.navigate(
+                entry_id, summarize=summarize, focus=focus, label=label
+            )
+        return {
+            "leafId": result.leaf_id,
+            "editorText": result.editor_text,
+            "summaryEntryId": result.summary_entry_id,
+            "moved": result.moved,
+        }
+
+    def label(self, entry_id: str, label: str | None) -> JsonObject:
+        """Set or clear a bookmark."""
+        with self._writing():
+            label_id = self.store.append_label(entry_id, label or None)
+        return {"labelEntryId": label_id}
+
+    def rename(self, name: str) -> JsonObject:
+        """Name the session."""
+        if not name.strip():
+            raise ValueError("Session name cannot be empty")
+        with self._writing():
+            self.store.append_session_info(name)
+        return self.state()
+
+    def set_model(self, model: ModelInfo) -> JsonObject:
+        """Switch model (a ``model_change`` entry)."""
+        with self._writing():
+            self.agent.set_model(model)
+        return self.state()
+
+    def set_thinking_level(self, level: ThinkingLevel) -> JsonObject:
+        """Change the thinking level (clamped to the model)."""
+        with self._writing():
+            self.agent.set_thinking_level(level)
+        return self.state()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Any:
+        if self.agent.is_streaming:
+            raise AgentBusyError("The agent is running: abort it first")
+        self.lock.acquire()
+        try:
+            self.store.refresh()
+            yield
+        finally:
+            self.lock.release()
+            self.state_changed()
+
+    async def close(self) -> None:
+        """Abort any turn, release the lock and the file."""
+        if self.agent.is_streaming:
+            await self.abort()
+        self.lock.release()
+        self.store.close()

@@ -1,0 +1,75 @@
+"""One turn at a time per session file, across processes (two editors on one session).
+
+Appends are already serialized by the session file's own lock; this lock is held for a whole
+turn (and for compaction, navigation and other writes), so a second daemon never interleaves
+its entries with a running turn. It is an ``flock`` on a small file under
+``<agentDir>/pi-lsp/locks/`` named after the session file: the kernel releases it when the
+process dies, so a crash never leaves a session locked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+from pathlib import Path
+
+
+class SessionBusyError(RuntimeError):
+    """Another process is running a turn on this session."""
+
+
+class TurnLock:
+    """An exclusive, non-blocking, process-wide lock for one session file."""
+
+    def __init__(self, session_key: str, lock_dir: Path) -> None:
+        digest = hashlib.sha256(session_key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        self.path = lock_dir / f"{digest}.lock"
+        self._fd: int | None = None
+        self._depth = 0
+
+    @property
+    def held(self) -> bool:
+        """True while this process holds the lock."""
+        return self._fd is not None
+
+    def acquire(self) -> None:
+        """Take the lock (re-entrant in this process) or raise :class:`SessionBusyError`."""
+        if self._fd is not None:
+            self._depth += 1
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise SessionBusyError(
+                f"Session is busy in another process (pid {holder}): a turn is running there; "
+                "try again when it has finished"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd, self._depth = fd, 1
+
+    def release(self) -> None:
+        """Give the lock back (the outermost release unlocks)."""
+        if self._fd is None:
+            return
+        self._depth -= 1
+        if self._depth > 0:
+            return
+        fd, self._fd = self._fd, None
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    def __enter__(self) -> TurnLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

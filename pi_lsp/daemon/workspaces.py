@@ -1,0 +1,220 @@
+"""Workspace folders and the sessions open in them.
+
+Each folder is a working directory with its own settings (pi's files plus the editor's
+overrides), its own session list and its own AGENTS.md context; with no folder the daemon's own
+directory serves. Sessions are created and opened here, wired to the editor's file system and
+permission prompts by the protocol layer through two factories.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_lsp.agent.factory import AgentOptions, create_agent_session, resolve
+from pi_lsp.agent.models import ModelRef
+from pi_lsp.agent.permissions import Asker, PermissionGate
+from pi_lsp.compaction.entry_messages import text_of
+from pi_lsp.context import ContextCache
+from pi_lsp.daemon.live_session import EventSink, LiveSession
+from pi_lsp.daemon.turn_lock import TurnLock
+from pi_lsp.session import SessionStore
+from pi_lsp.session.branching import branched_session
+from pi_lsp.session.listing import SessionLister
+from pi_lsp.session.paths import agent_dir
+from pi_lsp.session.wire import SessionInfo
+from pi_lsp.settings import Settings, load_settings
+from pi_lsp.tools import FileSystem
+
+
+class UnknownSessionError(LookupError):
+    """A session id that is not open in this daemon."""
+
+
+class UnknownFolderError(LookupError):
+    """A folder that is not one of the workspace folders."""
+
+
+@dataclass
+class Workspace:
+    """One workspace folder."""
+
+    uri: str
+    cwd: str
+    settings: Settings = field(default_factory=Settings)
+    problems: list[str] = field(default_factory=list)
+
+
+FsFactory = Callable[[Workspace], FileSystem | None]
+AskerFactory = Callable[[str], Asker]
+
+
+class Workspaces:
+    """All folders and open sessions of one daemon."""
+
+    def __init__(
+        self,
+        sink: EventSink,
+        *,
+        fs_factory: FsFactory | None = None,
+        asker_factory: AskerFactory | None = None,
+        agent: Path | None = None,
+    ) -> None:
+        self._sink = sink
+        self._fs_factory = fs_factory
+        self._asker_factory = asker_factory
+        self.agent_dir = agent or agent_dir()
+        self.project = ContextCache()
+        self.lister = SessionLister()
+        self.overrides: dict[str, Any] = {}
+        self.folders: dict[str, Workspace] = {}
+        self.sessions: dict[str, LiveSession] = {}
+        self._default = Workspace(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
+
+    # ----------------------------------------------------------------- folders and settings
+
+    def set_folders(self, folders: list[tuple[str, str]]) -> list[str]:
+        """Replace the folder list ``[(uri, path)]``; returns settings problems."""
+        self.folders = {uri: Workspace(uri=uri, cwd=path) for uri, path in folders}
+        return self.reload_settings()
+
+    def add_folder(self, uri: str, path: str) -> list[str]:
+        """Add one folder; returns its settings problems."""
+        self.folders[uri] = Workspace(uri=uri, cwd=path)
+        return self._load(self.folders[uri])
+
+    def remove_folder(self, uri: str) -> None:
+        """Forget a folder (its open sessions stay open until closed)."""
+        self.folders.pop(uri, None)
+
+    def configure(self, overrides: Mapping[str, Any]) -> list[str]:
+        """New editor settings for every folder; returns the problems found."""
+        self.overrides = dict(overrides)
+        return self.reload_settings()
+
+    def reload_settings(self) -> list[str]:
+        """Re-read every folder's settings files."""
+        problems: list[str] = []
+        for workspace in [*self.folders.values(), self._default]:
+            problems += self._load(workspace)
+        return problems
+
+    def _load(self, workspace: Workspace) -> list[str]:
+        settings, problems = load_settings(
+            workspace.cwd, overrides=self.overrides, agent=self.agent_dir
+        )
+        workspace.settings, workspace.problems = settings, problems
+        return problems
+
+    def folder(self, uri: str | None) -> Workspace:
+        """The named folder, else the first folder, else the daemon's directory."""
+        if uri is None:
+            return next(iter(self.folders.values()), self._default)
+        if uri in self.folders:
+            return self.folders[uri]
+        raise UnknownFolderError(f"Unknown workspace folder: {uri}")
+
+    def roots(self) -> list[str]:
+        """Paths of all folders (writes inside them need no permission)."""
+        return [w.cwd for w in self.folders.values()] or [self._default.cwd]
+
+    # ----------------------------------------------------------------- sessions
+
+    def get(self, session_id: str) -> LiveSession:
+        """An open session; raises :class:`UnknownSessionError`."""
+        live = self.sessions.get(session_id)
+        if live is None:
+            raise UnknownSessionError(f"Unknown session: {session_id} (open it first)")
+        return live
+
+    def list_sessions(self, uri: str | None) -> list[SessionInfo]:
+        """pi's session list for a folder."""
+        return self.lister.list_cwd(self.folder(uri).cwd, self.agent_dir)
+
+    async def new_session(self, uri: str | None) -> LiveSession:
+        """A new session in a folder (its file appears with the first reply)."""
+        workspace = self.folder(uri)
+        return await self._live(SessionStore.create(workspace.cwd), workspace)
+
+    async def open_session(self, path: str, uri: str | None) -> LiveSession:
+        """Open a session file (the same live session if it is already open)."""
+        resolved = Path(path).expanduser().resolve()
+        for live in self.sessions.values():
+            if live.store.path is not None and live.store.path.resolve() == resolved:
+                return live
+        if not resolved.is_file():
+            raise FileNotFoundError(f"No such session file: {resolved}")
+        workspace = (
+            self.folder(uri)
+            if uri is not None
+            else self._folder_of(SessionStore.open(resolved).cwd)
+        )
+        return await self._live(SessionStore.open(resolved), workspace)
+
+    def _folder_of(self, cwd: str) -> Workspace:
+        for workspace in self.folders.values():
+            if os.path.realpath(workspace.cwd) == os.path.realpath(cwd):
+                return workspace
+        return self.folder(None)
+
+    async def fork(self, session_id: str, entry_id: str) -> tuple[LiveSession, str | None]:
+        """A new session file holding the path to an entry.
+
+        Forking from a user message does what pi's fork does: the copy ends just before it and
+        its text comes back for editing.
+        """
+        source = self.get(session_id)
+        record = source.store.require(entry_id)
+        text: str | None = None
+        end: str | None = entry_id
+        if record.role == "user":
+            text = text_of(record.value["message"].get("content"))
+            end = record.parent_id
+        store = (
+            branched_session(source.store, end)
+            if end is not None
+            else SessionStore.create(source.store.cwd, parent_session=str(source.store.path))
+        )
+        workspace = self._folder_of(source.store.cwd)
+        return await self._live(store, workspace), text
+
+    async def set_model(self, session_id: str, model: str) -> LiveSession:
+        """Switch a session's model (``provider/model``)."""
+        live = self.get(session_id)
+        workspace = self._folder_of(live.store.cwd)
+        info = await resolve(
+            ModelRef.parse(model, default_provider=workspace.settings.defaultProvider),
+            workspace.settings,
+        )
+        with live._writing():
+            live.agent.set_model(info)
+        return live
+
+    async def _live(self, store: SessionStore, workspace: Workspace) -> LiveSession:
+        asker = self._asker_factory(store.session_id) if self._asker_factory else None
+        gate = PermissionGate(workspace.settings.permissions, roots=self.roots(), ask=asker)
+        options = AgentOptions(
+            fs=self._fs_factory(workspace) if self._fs_factory else None,
+            project=self.project,
+            permissions=gate,
+        )
+        agent = await create_agent_session(store, workspace.cwd, workspace.settings, options)
+        key = str(store.path) if store.path is not None else store.session_id
+        lock = TurnLock(key, self.agent_dir / "pi-lsp" / "locks")
+        live = LiveSession(agent, self._sink, lock, workspace.uri)
+        self.sessions[live.id] = live
+        return live
+
+    async def close(self, session_id: str) -> None:
+        """Close one session."""
+        live = self.sessions.pop(session_id, None)
+        if live is not None:
+            await live.close()
+
+    async def close_all(self) -> None:
+        """Abort every turn and release every lock (daemon exit)."""
+        for session_id in list(self.sessions):
+            await self.close(session_id)

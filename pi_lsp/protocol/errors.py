@@ -1,0 +1,53 @@
+"""Domain errors as JSON-RPC errors: one code per kind, the message says what to do."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from pi_lsp.agent.agent_session import AgentBusyError, NoModelError
+from pi_lsp.compaction.errors import CompactionError
+from pi_lsp.daemon.turn_lock import SessionBusyError
+from pi_lsp.daemon.workspaces import UnknownFolderError, UnknownSessionError
+from pi_lsp.session import EntryNotFoundError, SessionFileError
+
+UNKNOWN_SESSION = -32001
+UNKNOWN_ENTRY = -32002
+BUSY_ELSEWHERE = -32003
+BUSY = -32004
+NO_MODEL = -32005
+COMPACTION = -32006
+SESSION_FILE = -32007
+UNKNOWN_FOLDER = -32008
+INVALID_REQUEST = -32009
+
+CODES: list[tuple[type[BaseException], int]] = [
+    (UnknownSessionError, UNKNOWN_SESSION),
+    (EntryNotFoundError, UNKNOWN_ENTRY),
+    (SessionBusyError, BUSY_ELSEWHERE),
+    (AgentBusyError, BUSY),
+    (NoModelError, NO_MODEL),
+    (CompactionError, COMPACTION),
+    (SessionFileError, SESSION_FILE),
+    (FileNotFoundError, SESSION_FILE),
+    (UnknownFolderError, UNKNOWN_FOLDER),
+    (ValueError, INVALID_REQUEST),
+]
+"""Checked in order (the first match wins)."""
+
+
+def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:
+    """``-32602`` naming every bad field."""
+    problems = [
+        f"{'.'.join(str(part) for part in error['loc']) or 'params'}: {error['msg']}"
+        for error in exc.errors()
+    ]
+    return JsonRpcInvalidParams("Invalid params: " + "; ".join(problems))
+
+
+def as_rpc_error(exc: BaseException) -> JsonRpcException | None:
+    """The JSON-RPC error for a known domain error, None for anything unexpected."""
+    for kind, code in CODES:
+        if isinstance(exc, kind):
+            return JsonRpcException(str(exc), code)
+    return None

@@ -1,0 +1,351 @@
+"""pydantic models of every ``pi/…`` method's params and result, and of the notifications.
+
+They validate what editors send (a bad field is a ``-32602`` error naming it), document every
+field, and generate ``schemas/`` and ``docs/protocol.md``'s tables. Field names are camelCase,
+as LSP's own are.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pi_lsp.agent.events import AgentEvent
+from pi_lsp.compaction.models import CompactionResult
+from pi_lsp.session.entries import SessionEntry
+from pi_lsp.session.wire import SessionInfo
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class _Result(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+
+
+# ----------------------------------------------------------------- params
+
+
+class FolderParams(_Params):
+    """Which workspace folder; the first one when omitted."""
+
+    folder: str | None = None
+    """A workspace folder URI as sent in ``initialize`` (``file:///…``)."""
+
+
+class OpenParams(FolderParams):
+    """Open an existing session file."""
+
+    path: str = Field(min_length=1)
+    """Absolute path of the ``.jsonl`` session file."""
+
+
+class SessionParams(_Params):
+    """Any request about one open session."""
+
+    sessionId: str = Field(min_length=1)
+
+
+class RenameParams(SessionParams):
+    """Name the session (a ``session_info`` entry)."""
+
+    name: str = Field(min_length=1)
+
+
+class ImageIn(_Params):
+    """An image attached to a prompt."""
+
+    data: str
+    """Base64 bytes."""
+    mimeType: str
+
+
+class PromptParams(SessionParams):
+    """Start a turn, or queue the message if one is running and ``streamingBehavior`` says how."""
+
+    text: str
+    images: list[ImageIn] = []
+    streamingBehavior: Literal["steer", "followUp"] | None = None
+
+
+class QueueParams(SessionParams):
+    """A steering or follow-up message for the running turn."""
+
+    text: str
+    images: list[ImageIn] = []
+
+
+class BranchParams(SessionParams):
+    """Move to any entry of the tree."""
+
+    entryId: str = Field(min_length=1)
+    summarize: bool = False
+    """Summarize the branch being left into a ``branch_summary`` entry."""
+    focus: str | None = None
+    """Extra instructions for that summary."""
+    label: str | None = None
+    """Bookmark to set on the summary (or on the target when no summary is written)."""
+
+
+class EntryParams(SessionParams):
+    """An entry of an open session."""
+
+    entryId: str = Field(min_length=1)
+
+
+class LabelParams(EntryParams):
+    """Set (text) or clear (null or empty) an entry's bookmark."""
+
+    label: str | None = None
+
+
+class CompactParams(SessionParams):
+    """Compact now; progress is reported with ``$/progress`` when the client supports it."""
+
+    focus: str | None = None
+    """What the summary should concentrate on (pi's ``/compact <text>``)."""
+
+
+class SetModelParams(SessionParams):
+    """Switch the model."""
+
+    model: str = Field(min_length=3)
+    """``provider/model``, e.g. ``anthropic/claude-sonnet-4-5``."""
+
+
+class SetThinkingParams(SessionParams):
+    """Change the thinking level (clamped to what the model offers)."""
+
+    level: ThinkingLevelName
+
+
+# ----------------------------------------------------------------- results
+
+
+class ModelState(_Result):
+    """The model a session uses."""
+
+    provider: str
+    modelId: str
+    contextWindow: int
+    reasoning: bool
+
+
+class ContextUsageOut(_Result):
+    """How full the window is; ``tokens`` is null right after a compaction."""
+
+    tokens: int | None
+    contextWindow: int
+    percent: float | None
+
+
+class SessionState(_Result):
+    """Everything an editor shows about a session."""
+
+    sessionId: str
+    sessionFile: str | None
+    sessionName: str | None
+    cwd: str
+    folder: str
+    model: ModelState | None
+    thinkingLevel: str
+    availableThinkingLevels: list[str]
+    leafId: str | None
+    isStreaming: bool
+    isCompacting: bool
+    steeringQueue: list[str]
+    followUpQueue: list[str]
+    contextUsage: ContextUsageOut | None
+    entryCount: int
+    lastSeq: int
+    """Sequence number of the last event sent for this session."""
+
+
+class SessionList(_Result):
+    """pi's list metadata, newest first."""
+
+    sessions: list[SessionInfo]
+
+
+class TreeNode(_Result):
+    """One entry of the tree."""
+
+    id: str
+    parentId: str | None
+    type: str
+    role: str | None
+    """``message.role`` for message entries."""
+    preview: str
+    """One line of text describing the entry."""
+    label: str | None
+    timestamp: str
+    children: list[str]
+    """Child ids, oldest first."""
+    onActivePath: bool
+
+
+class TreeResult(_Result):
+    """Every entry; nodes in file order, roots (and orphans) in file order."""
+
+    leafId: str | None
+    roots: list[str]
+    nodes: list[TreeNode]
+
+
+class MessagesResult(_Result):
+    """The entries whose messages form the context at the leaf, oldest first.
+
+    ``message`` entries carry the message; a ``compaction`` stands for its summary, a
+    ``branch_summary`` for the branch summary and a ``custom_message`` for its content.
+    """
+
+    sessionId: str
+    leafId: str | None
+    entries: list[SessionEntry]
+
+
+class PromptResult(_Result):
+    """Acknowledges a prompt: the stored user entry, or that it was queued."""
+
+    queued: bool
+    userEntryId: str | None
+
+
+class QueueResult(_Result):
+    """The message was queued."""
+
+    queued: bool
+
+
+class AbortResult(_Result):
+    """The turn stopped; these queued messages were dropped (to put back in the editor)."""
+
+    queuedTexts: list[str]
+
+
+class BranchResult(_Result):
+    """Where the leaf is now."""
+
+    leafId: str | None
+    editorText: str | None
+    """Text of the user message navigated to, for editing and resending."""
+    summaryEntryId: str | None
+    moved: bool
+
+
+class ForkResult(_Result):
+    """The new session file and, for a user-message target, its text."""
+
+    session: SessionState
+    editorText: str | None
+
+
+class LabelResult(_Result):
+    """The label entry written."""
+
+    labelEntryId: str
+
+
+class ModelInfoOut(_Result):
+    """A model the daemon can use."""
+
+    id: str
+    """``provider/model``."""
+    provider: str
+    modelId: str
+
+
+class ModelsResult(_Result):
+    """Models of providers with credentials set, plus configured ones."""
+
+    models: list[ModelInfoOut]
+
+
+class Empty(_Result):
+    """No result."""
+
+
+# ----------------------------------------------------------------- notifications, server requests
+
+
+class EntryAppended(_Result):
+    """A new entry (from this daemon, or another process appending to the same file)."""
+
+    type: Literal["entry_appended"]
+    entry: TreeNode
+    external: bool
+
+
+class StateChanged(_Result):
+    """The session's state changed."""
+
+    type: Literal["state_changed"]
+    state: SessionState
+
+
+class CompactionStart(_Result):
+    """A manual compaction started."""
+
+    type: Literal["compaction_start"]
+    reason: Literal["manual"]
+
+
+class CompactionEnd(_Result):
+    """A manual compaction ended."""
+
+    type: Literal["compaction_end"]
+    result: CompactionResult | None = None
+    errorMessage: str | None = None
+
+
+class TurnError(_Result):
+    """A turn stopped on an internal error."""
+
+    type: Literal["error"]
+    message: str
+
+
+DaemonEvent = Annotated[
+    EntryAppended | StateChanged | CompactionStart | CompactionEnd | TurnError,
+    Field(discriminator="type"),
+]
+
+
+class EventNotification(_Result):
+    """``pi/event``: one event of a session, numbered without gaps from 1."""
+
+    sessionId: str
+    seq: int
+    event: AgentEvent | DaemonEvent
+
+
+class PermissionRequestParams(_Result):
+    """``pi/requestPermission`` (server to client): may the agent do this?"""
+
+    sessionId: str
+    kind: Literal["bash", "writeOutsideWorkspace"]
+    toolName: str
+    toolCallId: str
+    detail: str
+    """The command, or the absolute path."""
+    cwd: str
+
+
+class PermissionResult(_Result):
+    """The user's answer; anything else (or no answer in time) denies."""
+
+    decision: Literal["allowOnce", "allowSession", "deny"]
+
+
+def schema_models() -> dict[str, Any]:
+    """Models of the notification and server-to-client request, for ``schemas/``."""
+    return {
+        "pi-event": EventNotification,
+        "pi-request-permission": PermissionRequestParams,
+        "pi-request-permission-result": PermissionResult,
+    }

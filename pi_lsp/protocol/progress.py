@@ -1,0 +1,54 @@
+"""Long requests with ``$/progress``: begin, end, and cancellation from the editor's button."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import Awaitable
+from typing import TypeVar
+
+from lsprotocol import types as T
+
+from pi_lsp.protocol.context import ServerContext
+
+R = TypeVar("R")
+
+
+async def with_progress(
+    ctx: ServerContext, title: str, work: Awaitable[R], abort: asyncio.Event
+) -> R:
+    """Await ``work`` inside a cancellable progress report; the cancel button sets ``abort``."""
+    if not ctx.progress:
+        return await work
+    progress = ctx.server.work_done_progress
+    token = str(uuid.uuid4())
+    try:
+        await asyncio.wait_for(progress.create_async(token), 5)
+    except Exception:  # a client that cannot show progress still gets the work done
+        return await work
+    progress.begin(token, T.WorkDoneProgressBegin(title=title, cancellable=True, message=title))
+    watcher = asyncio.ensure_future(_watch_cancel(progress, token, abort))
+    try:
+        result = await work
+    except BaseException as exc:
+        progress.end(
+            token, T.WorkDoneProgressEnd(message=f"Failed: {exc}" if str(exc) else "Cancelled")
+        )
+        raise
+    finally:
+        watcher.cancel()
+    progress.end(token, T.WorkDoneProgressEnd(message="Done"))
+    return result
+
+
+async def _watch_cancel(progress: object, token: str, abort: asyncio.Event) -> None:
+    future = getattr(progress, "tokens", {}).get(token)
+    if future is None:
+        return
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wrap_future(future) if not isinstance(
+            future, asyncio.Future
+        ) else await future
+    if future.cancelled():
+        abort.set()

@@ -1,0 +1,156 @@
+"""Wiring: every ``pi/…`` method and LSP lifecycle notification registered on the server.
+
+A handler exception never stops the daemon: known domain errors become JSON-RPC errors with a
+code and a message saying what to do; anything else is logged with its traceback and answered as
+an internal error naming the exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from typing import Any
+
+from lsprotocol import types as T
+from pydantic import ValidationError
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+
+from pi_lsp.agent.permissions import Decision, PermissionRequest
+from pi_lsp.protocol.context import ServerContext
+from pi_lsp.protocol.errors import as_rpc_error, invalid_params
+from pi_lsp.protocol.methods import METHODS, Method
+
+logger = logging.getLogger(__name__)
+_background: set[asyncio.Future[None]] = set()
+
+
+def register(server: Any, ctx: ServerContext) -> None:
+    """Register every handler on ``server``."""
+    for method in METHODS:
+        server.feature(method.name)(_handler(ctx, method))
+    _register_lifecycle(server, ctx)
+
+
+def _handler(ctx: ServerContext, method: Method) -> Any:
+    async def handle(_ls: Any, params: Any) -> Any:
+        try:
+            parsed = method.params.model_validate(params if params is not None else {})
+        except ValidationError as exc:
+            raise invalid_params(exc) from None
+        try:
+            return await method.handler(ctx, parsed)
+        except JsonRpcException:
+            raise
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            error = as_rpc_error(exc)
+            if error is not None:
+                raise error from None
+            logger.exception("%s failed", method.name)
+            raise JsonRpcInternalError(
+                f"{method.name} failed: {type(exc).__name__}: {exc}"
+            ) from None
+
+    handle.__name__ = method.name.replace("/", "_")
+    return handle
+
+
+def _folder_pairs(folders: Any) -> list[tuple[str, str]]:
+    from pygls.uris import to_fs_path
+
+    return [(f.uri, to_fs_path(f.uri) or f.uri) for f in folders or []]
+
+
+def _settings_of(value: Any) -> dict[str, Any]:
+    """The ``pi`` section of an editor's settings object (or the object itself)."""
+    if not isinstance(value, dict):
+        return {}
+    section = value.get("pi", value)
+    return section if isinstance(section, dict) else {}
+
+
+def _register_lifecycle(server: Any, ctx: ServerContext) -> None:
+    @server.feature(T.INITIALIZE)
+    def on_initialize(ls: Any, params: T.InitializeParams) -> None:
+        caps = params.capabilities
+        ctx.progress = bool(caps.window and caps.window.work_done_progress)
+        folders = _folder_pairs(params.workspace_folders)
+        if not folders and params.root_uri:
+            folders = _folder_pairs([T.WorkspaceFolder(uri=params.root_uri, name="root")])
+        ctx.workspaces.overrides = _settings_of(params.initialization_options)
+        _report(ls, ctx.workspaces.set_folders(folders))
+
+    @server.feature(T.INITIALIZED)
+    def on_initialized(ls: Any, params: T.InitializedParams) -> None:
+        if os.environ.get("PI_LSP_PREWARM", "1") != "0":
+            _background.add(task := asyncio.ensure_future(_prewarm()))
+            task.add_done_callback(_background.discard)
+
+    @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def on_configuration(ls: Any, params: T.DidChangeConfigurationParams) -> None:
+        _report(ls, ctx.workspaces.configure(_settings_of(params.settings)))
+
+    @server.feature(T.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def on_folders(ls: Any, params: T.DidChangeWorkspaceFoldersParams) -> None:
+        for folder in params.event.removed:
+            ctx.workspaces.remove_folder(folder.uri)
+        for uri, path in _folder_pairs(params.event.added):
+            _report(ls, ctx.workspaces.add_folder(uri, path))
+
+    @server.feature(T.SHUTDOWN)
+    async def on_shutdown(ls: Any, *args: Any) -> None:
+        await ctx.workspaces.close_all()
+
+    @server.feature(T.EXIT)
+    async def on_exit(ls: Any, *args: Any) -> None:
+        await ctx.workspaces.close_all()
+        sys.stderr.flush()
+        os._exit(0 if ls.protocol._shutdown else 1)
+
+
+def _report(ls: Any, problems: list[str]) -> None:
+    """Bad settings: one message in the editor, every detail in its log."""
+    for problem in problems:
+        logger.warning("settings: %s", problem)
+        ls.window_log_message(T.LogMessageParams(type=T.MessageType.Warning, message=problem))
+    if problems:
+        text = f"pi_lsp: {len(problems)} setting(s) ignored, defaults used: {problems[0]}"
+        ls.window_show_message(T.ShowMessageParams(type=T.MessageType.Warning, message=text))
+
+
+async def _prewarm() -> None:
+    """Import litellm in a thread now, so the first prompt does not wait ~3 s for it."""
+    from pi_lsp.agent.llm import load_litellm
+
+    try:
+        await load_litellm()
+    except Exception:
+        logger.exception("importing litellm failed")
+
+
+def permission_asker(ctx: ServerContext, session_id: str) -> Any:
+    """An asker that sends ``pi/requestPermission`` to the editor."""
+
+    async def ask(request: PermissionRequest) -> Decision:
+        params = {
+            "sessionId": session_id,
+            "kind": request.kind,
+            "toolName": request.tool_name,
+            "toolCallId": request.tool_call_id,
+            "detail": request.detail,
+            "cwd": request.cwd,
+        }
+        answer = await ctx.server.protocol.send_request_async("pi/requestPermission", params)
+        decision = (
+            answer.get("decision")
+            if isinstance(answer, dict)
+            else getattr(answer, "decision", None)
+        )
+        if decision in ("allowOnce", "allowSession", "deny"):
+            return decision  # type: ignore[no-any-return]
+        return "deny"
+
+    return ask

@@ -1,0 +1,93 @@
+"""The pi_lsp daemon: a pygls server whose ``pi/…`` methods drive pi sessions and agent turns.
+
+``create_server()`` builds it (no module-level server object); ``serve_stdio`` / ``serve_tcp``
+run it. stdout carries protocol messages only: ``sys.stdout`` is pointed at stderr while serving,
+so a stray ``print`` (or a library's) cannot corrupt the byte stream. Logs go to stderr, and
+warnings also reach the editor as ``window/logMessage``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import msgspec
+from lsprotocol import types as T
+from pygls.lsp.server import LanguageServer
+
+from pi_lsp import __version__
+from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
+from pi_lsp.daemon.workspaces import Workspace, Workspaces
+from pi_lsp.edits.editor_fs import EditorFileSystem
+from pi_lsp.protocol.context import ServerContext
+from pi_lsp.protocol.registry import permission_asker, register
+from pi_lsp.protocol.wire import PiProtocol, converter_factory
+from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.tools import FileSystem
+
+logger = logging.getLogger("pi_lsp")
+_encode = msgspec.json.Encoder().encode
+
+
+class PiLanguageServer(LanguageServer):
+    """pygls's server with quieter error reporting (errors are answered, then logged)."""
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Log instead of popping up a message for every failed request."""
+        logger.error("%s: %s", getattr(source, "__name__", source), error)
+
+
+def create_server() -> PiLanguageServer:
+    """A fully wired daemon (not yet serving)."""
+    server = PiLanguageServer(
+        "pi-lsp",
+        __version__,
+        protocol_cls=PiProtocol,
+        converter_factory=converter_factory,
+        text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
+    )
+    protocol = server.protocol
+    assert isinstance(protocol, PiProtocol)
+
+    def sink(session_id: str, seq: int, event: JsonObject) -> None:
+        protocol.notify_raw(
+            "pi/event", _encode({"sessionId": session_id, "seq": seq, "event": event})
+        )
+
+    bridge = PyglsEditorBridge(server)
+
+    def editor_fs(workspace: Workspace) -> FileSystem:
+        return EditorFileSystem(bridge, edit_mode=workspace.settings.editMode)
+
+    ctx = ServerContext(server=server, workspaces=Workspaces(sink))
+    ctx.workspaces = Workspaces(
+        sink, fs_factory=editor_fs, asker_factory=lambda sid: permission_asker(ctx, sid)
+    )
+    server.pi_context = ctx  # type: ignore[attr-defined]
+    register(server, ctx)
+    return server
+
+
+def _setup_logging(level: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    logging.getLogger("pygls").setLevel(max(logging.WARNING, root.level))
+
+
+def serve_stdio(log_level: str = "warning") -> None:
+    """Serve the editor on stdin/stdout until it disconnects."""
+    _setup_logging(log_level)
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but protocol may reach the real stdout
+    create_server().start_io(stdin, stdout)
+
+
+def serve_tcp(port: int, log_level: str = "warning") -> None:
+    """Serve one client on 127.0.0.1:``port`` (never on other interfaces)."""
+    _setup_logging(log_level)
+    sys.stdout = sys.stderr
+    create_server().start_tcp("127.0.0.1", port)
