@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 from pi_lsp.bridge.capabilities import EditorCapabilities
+from pi_lsp.bridge.line_breaks import LspTextDocument, use_lsp_line_breaks
 from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge, editor_file_system
 
-__all__ = ["EditorCapabilities", "PyglsEditorBridge", "editor_file_system"]
+__all__ = [
+    "EditorCapabilities",
+    "LspTextDocument",
+    "PyglsEditorBridge",
+    "editor_file_system",
+    "use_lsp_line_breaks",
+]
