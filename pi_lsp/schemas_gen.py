@@ -70,11 +70,26 @@ def _agent_schemas() -> dict[str, Any]:
     return schemas
 
 
+def _protocol_schemas() -> dict[str, Any]:
+    from pi_lsp.protocol.methods import METHODS
+    from pi_lsp.protocol.payloads import schema_models
+
+    schemas: dict[str, Any] = {}
+    for method in METHODS:
+        stem = method.name.replace("/", "-")
+        schemas[f"{stem}.params"] = TypeAdapter(method.params)
+        schemas[f"{stem}.result"] = TypeAdapter(method.result)
+    for stem, model in schema_models().items():
+        schemas[stem] = TypeAdapter(model)
+    return schemas
+
+
 PROVIDERS: list[Callable[[], dict[str, Any]]] = [
     _session_schemas,
     _context_schemas,
     _compaction_schemas,
     _agent_schemas,
+    _protocol_schemas,
 ]
 """Functions returning ``{file stem: TypeAdapter}``; later layers append theirs."""
 

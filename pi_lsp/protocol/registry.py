@@ -34,7 +34,7 @@ def register(server: Any, ctx: ServerContext) -> None:
 
 
 def _handler(ctx: ServerContext, method: Method) -> Any:
-    async def handle(_ls: Any, params: Any) -> Any:
+    async def handle(ls: Any, params: Any) -> Any:  # pygls passes itself as `ls`
         try:
             parsed = method.params.model_validate(params if params is not None else {})
         except ValidationError as exc:
