@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -192,9 +193,7 @@ async def start(workspace: tuple[Path, Path]) -> AsyncIterator[StartEditor]:
 
     yield start_one
     for client, fake in reversed(started):
-        try:
+        with contextlib.suppress(Exception):
             await asyncio.wait_for(client.shutdown_session(), 10)
-        except Exception:
-            pass
         await client.stop()
         fake.stop()
