@@ -19,13 +19,14 @@ from collections.abc import Callable
 from typing import Any
 
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
 
 from pi_lsp.bridge.capabilities import EditorCapabilities
 from pi_lsp.bridge.workspace_edit import apply_edit_params
 from pi_lsp.edits.bridge import ApplyOutcome, EditMode, OpenDocument, WorkspaceChange
 from pi_lsp.edits.editor_fs import EditorFileSystem
 from pi_lsp.edits.positions import PositionEncoding
-from pi_lsp.edits.uris import path_to_uri, same_path, uri_key, uri_to_path
+from pi_lsp.edits.uris import normal_path, path_to_uri, uri_key, uri_to_path
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,8 @@ class PyglsEditorBridge:
         self.server = server
         self.apply_timeout = apply_timeout
         self._capabilities: EditorCapabilities | None = None
+        self._indexed: tuple[str, ...] = ()
+        self._index: dict[str, str] = {}
 
     @property
     def capabilities(self) -> EditorCapabilities:
@@ -90,13 +93,23 @@ class PyglsEditorBridge:
             return None
         document = documents.get(uri_key(path_to_uri(path)))
         if document is None:
-            document = next(
-                (d for d in documents.values() if _same_file(d.uri, path)),
-                None,
-            )
+            key = self._path_index(documents).get(normal_path(path))
+            document = documents.get(key) if key is not None else None
         if document is None:
             return None
         return OpenDocument(uri=document.uri, text=document.source, version=document.version)
+
+    def _path_index(self, documents: dict[str, TextDocument]) -> dict[str, str]:
+        """Open documents by normalized path, for URIs spelled unlike ``path_to_uri``'s."""
+        keys = tuple(documents)
+        if keys != self._indexed:
+            self._index = {}
+            for key, document in documents.items():
+                local = uri_to_path(document.uri)
+                if local is not None:
+                    self._index[normal_path(local)] = key
+            self._indexed = keys
+        return self._index
 
     async def apply_edit(self, change: WorkspaceChange) -> ApplyOutcome:
         """Send ``workspace/applyEdit`` and wait for the answer (or ``apply_timeout``)."""
@@ -115,11 +128,6 @@ class PyglsEditorBridge:
             log.warning("workspace/applyEdit not answered within %s s", self.apply_timeout)
             return ApplyOutcome(False, f"no answer within {self.apply_timeout:g} s")
         return _outcome(answer)
-
-
-def _same_file(uri: str, path: str) -> bool:
-    local = uri_to_path(uri)
-    return local is not None and same_path(local, path)
 
 
 def _consume(answer: asyncio.Future[Any]) -> None:

@@ -33,6 +33,11 @@ def uri_key(uri: str) -> str:
     return unquote(uri)
 
 
+def normal_path(path: str) -> str:
+    """A path's normalized spelling (``..`` and doubled slashes resolved, case as the OS folds)."""
+    return os.path.normcase(os.path.normpath(path))
+
+
 def same_path(a: str, b: str) -> bool:
     """Whether two absolute paths name the same file, by normalized spelling."""
-    return os.path.normcase(os.path.normpath(a)) == os.path.normcase(os.path.normpath(b))
+    return normal_path(a) == normal_path(b)
