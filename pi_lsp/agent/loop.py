@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pi_lsp.agent.events import event
+from pi_lsp.edits.attribution import tool_scope
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import Tool, ToolError, ToolResult
 
@@ -256,7 +257,8 @@ async def _execute(call: _Call, hooks: LoopHooks) -> ToolResult:
         )
 
     try:
-        return await call.tool.execute(args, cancel=call.cancel, on_update=update)
+        with tool_scope(call.tool.name):  # names the tool in editor change annotations
+            return await call.tool.execute(args, cancel=call.cancel, on_update=update)
     except ToolError as exc:
         return ToolResult.of_text(exc.message, {}, is_error=True)
     except Exception as exc:

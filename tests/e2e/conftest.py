@@ -65,6 +65,8 @@ class Editor:
     permission_requests: list[dict[str, Any]] = field(default_factory=list)
     apply_answer: bool = True
     permission_answer: str = "allowOnce"
+    on_apply: Any = None
+    """Optional ``(params) -> ApplyWorkspaceEditResult`` replacing the default answer."""
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         result = await self.client.protocol.send_request_async(method, params)
@@ -135,6 +137,9 @@ async def start_editor(
 
     @client.feature(T.WORKSPACE_APPLY_EDIT)
     def on_apply_edit(params: T.ApplyWorkspaceEditParams) -> T.ApplyWorkspaceEditResult:
+        if editor.on_apply is not None:
+            result: T.ApplyWorkspaceEditResult = editor.on_apply(params)
+            return result
         editor.edits.append(params.edit)
         if not editor.apply_answer:
             return T.ApplyWorkspaceEditResult(applied=False, failure_reason="rejected by the test")

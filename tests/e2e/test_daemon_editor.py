@@ -1,0 +1,160 @@
+"""The daemon with an editor attached: unsaved buffers, applyEdit, permissions, both clients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from lsprotocol import types as T
+
+from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from tests.e2e.conftest import NEOVIM_CAPABILITIES, VSCODE_CAPABILITIES
+
+CAPABILITIES = pytest.mark.parametrize(
+    "capabilities", [VSCODE_CAPABILITIES, NEOVIM_CAPABILITIES], ids=["vscode", "neovim"]
+)
+
+
+def open_buffer(editor: Any, text: str, version: int = 1) -> str:
+    uri = (editor.root / "calc.py").as_uri()
+    editor.client.text_document_did_open(
+        T.DidOpenTextDocumentParams(
+            text_document=T.TextDocumentItem(
+                uri=uri, language_id="python", version=version, text=text
+            )
+        )
+    )
+    return uri
+
+
+def tool_results(messages: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        e["message"]
+        for e in messages["entries"]
+        if e["type"] == "message" and e["message"]["role"] == "toolResult"
+    ]
+
+
+EDIT_SCRIPT = Script(
+    turns=[
+        Turn(tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})]),
+        Turn(
+            tool_calls=[
+                ScriptToolCall(
+                    name="edit",
+                    arguments={
+                        "path": "calc.py",
+                        "oldText": "abs(a) + b 🎉",
+                        "newText": "a + b 🎉",
+                    },
+                )
+            ]
+        ),
+        Turn(text="Done."),
+    ]
+)
+
+
+@CAPABILITIES
+async def test_unsaved_buffer_is_read_and_edited_through_apply_edit(
+    start: Any, capabilities: Any
+) -> None:
+    editor = await start(EDIT_SCRIPT, capabilities=capabilities)
+    disk_before = (editor.root / "calc.py").read_text()
+    uri = open_buffer(editor, "def add(a, b):\n    return abs(a) + b 🎉  # unsaved\n")
+    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    await editor.request("pi/session/prompt", {"sessionId": session, "text": "fix it"})
+    await editor.wait_for("agent_end")
+    messages = await editor.request("pi/session/messages", {"sessionId": session})
+    read, edit = tool_results(messages)
+    assert "# unsaved" in read["content"][0]["text"]  # the editor's buffer, not the disk
+    assert not edit["isError"], edit["content"]
+    assert len(editor.edits) == 1
+    (change,) = editor.edits[0].document_changes
+    assert change.text_document.uri == uri and change.text_document.version == 1
+    (text_edit,) = change.edits
+    assert text_edit.new_text == "" or "abs(" not in text_edit.new_text
+    assert (editor.root / "calc.py").read_text() == disk_before  # disk untouched until saved
+
+
+async def test_rejected_edit_is_a_tool_error_and_nothing_is_overwritten(start: Any) -> None:
+    editor = await start(EDIT_SCRIPT)
+    editor.apply_answer = False
+    open_buffer(editor, "def add(a, b):\n    return abs(a) + b 🎉\n")
+    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    disk_before = (editor.root / "calc.py").read_text()
+    await editor.request("pi/session/prompt", {"sessionId": session, "text": "fix it"})
+    await editor.wait_for("agent_end")
+    messages = await editor.request("pi/session/messages", {"sessionId": session})
+    edit = tool_results(messages)[1]
+    assert edit["isError"] and "read the file again" in edit["content"][0]["text"].lower()
+    assert (editor.root / "calc.py").read_text() == disk_before
+
+
+async def test_stale_buffer_version_is_refused(start: Any) -> None:
+    """The user types while the agent's edit is on its way: the editor refuses the now-stale
+    version, the agent gets a tool error, and the user's text is never overwritten."""
+    turns = [
+        Turn(
+            tool_calls=[
+                ScriptToolCall(
+                    name="edit", arguments={"path": "calc.py", "oldText": "abs(a)", "newText": "a"}
+                )
+            ]
+        ),
+        Turn(text="ok"),
+    ]
+    editor = await start(Script(turns=turns))
+    uri = open_buffer(editor, "def add(a, b):\n    return abs(a) + b\n")
+    typed = "def add(a, b):\n    return abs(a) + b  # user typing\n"
+
+    def on_apply(params: T.ApplyWorkspaceEditParams) -> T.ApplyWorkspaceEditResult:
+        editor.edits.append(params.edit)
+        editor.client.text_document_did_change(
+            T.DidChangeTextDocumentParams(
+                text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                content_changes=[T.TextDocumentContentChangeWholeDocument(text=typed)],
+            )
+        )
+        (change,) = params.edit.document_changes or []
+        assert change.text_document.version == 1  # the version the agent read
+        return T.ApplyWorkspaceEditResult(
+            applied=False, failure_reason="document version 1 is stale (now 2)"
+        )
+
+    editor.on_apply = on_apply
+    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    await editor.request("pi/session/prompt", {"sessionId": session, "text": "fix it"})
+    await editor.wait_for("agent_end")
+    (edit,) = tool_results(await editor.request("pi/session/messages", {"sessionId": session}))
+    assert edit["isError"] and "stale" in edit["content"][0]["text"]
+    assert len(editor.edits) == 1  # no second attempt that could clobber the user's typing
+    assert "# user typing" not in (editor.root / "calc.py").read_text()  # and no disk write
+
+
+async def test_permission_prompts_allow_and_deny(start: Any) -> None:
+    turns = [
+        Turn(
+            tool_calls=[
+                ScriptToolCall(name="bash", arguments={"command": "echo allowed > out.txt"})
+            ]
+        ),
+        Turn(text="first done"),
+        Turn(
+            tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo denied > no.txt"})]
+        ),
+        Turn(text="second done"),
+    ]
+    editor = await start(Script(turns=turns), settings={"permissions": {"bash": "ask"}})
+    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    await editor.request("pi/session/prompt", {"sessionId": session, "text": "one"})
+    await editor.wait_for("agent_end")
+    editor.permission_answer = "deny"
+    await editor.request("pi/session/prompt", {"sessionId": session, "text": "two"})
+    await editor.wait_for("agent_end", 2)
+    assert (editor.root / "out.txt").read_text() == "allowed\n"
+    assert not (editor.root / "no.txt").exists()
+    assert [r["kind"] for r in editor.permission_requests] == ["bash", "bash"]
+    assert editor.permission_requests[0]["detail"] == "echo allowed > out.txt"
+    denied = tool_results(await editor.request("pi/session/messages", {"sessionId": session}))[-1]
+    assert denied["isError"] and "did not allow" in denied["content"][0]["text"]
