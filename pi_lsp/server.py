@@ -78,12 +78,21 @@ def _setup_logging(level: str) -> None:
     logging.getLogger("pygls").setLevel(max(logging.WARNING, root.level))
 
 
-def serve_stdio(log_level: str = "warning") -> None:
-    """Serve the editor on stdin/stdout until it disconnects."""
+def serve_stdio(
+    log_level: str = "warning", *, stdin: Any = None, answered_early: Any = None
+) -> None:
+    """Serve the editor on stdin/stdout until it disconnects.
+
+    ``stdin`` and ``answered_early`` come from :mod:`pi_lsp.bootstrap` when ``initialize`` was
+    answered before this module was imported.
+    """
     _setup_logging(log_level)
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing but protocol may reach the real stdout
-    create_server().start_io(stdin, stdout)
+    server = create_server()
+    assert isinstance(server.protocol, PiProtocol)
+    server.protocol.answered_early = answered_early
+    server.start_io(stdin or sys.stdin.buffer, stdout)
 
 
 def serve_tcp(port: int, log_level: str = "warning") -> None:

@@ -43,21 +43,49 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stdio_fast_path(argv: Sequence[str]) -> str | None:
+    """The log level when ``argv`` only asks to serve stdio, else None."""
+    level = "warning"
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--stdio":
+            continue
+        if arg == "--log-level" and args:
+            level = args.pop(0)
+        elif arg.startswith("--log-level="):
+            level = arg.split("=", 1)[1]
+        else:
+            return None
+    return level
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pi-lsp`` console script and ``python -m pi_lsp``."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    level = _stdio_fast_path(args)
+    if level is not None:
+        # Answer `initialize` before importing pygls (see pi_lsp/bootstrap.py).
+        from pi_lsp.bootstrap import early_initialize
+
+        reader, answered = early_initialize(sys.stdin.buffer, sys.stdout.buffer, __version__)
+        from pi_lsp.server import serve_stdio
+
+        serve_stdio(level, stdin=reader, answered_early=answered)
+        return 0
     parser = build_parser()
-    args = parser.parse_args(argv)
-    handler = getattr(args, "handler", None)
+    parsed = parser.parse_args(args)
+    handler = getattr(parsed, "handler", None)
     if handler is None:
         from pi_lsp.server import serve_stdio, serve_tcp
 
-        if args.tcp is not None:
-            serve_tcp(args.tcp, args.log_level)
+        if parsed.tcp is not None:
+            serve_tcp(parsed.tcp, parsed.log_level)
         else:
-            serve_stdio(args.log_level)
+            serve_stdio(parsed.log_level)
         return 0
     try:
-        result = handler(args)
+        result = handler(parsed)
     except CommandError as exc:
         print(f"pi-lsp: {exc}", file=sys.stderr)
         return 1

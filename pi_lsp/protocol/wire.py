@@ -59,6 +59,10 @@ def converter_factory() -> Any:
 class PiProtocol(LanguageServerProtocol):
     """pygls's LSP protocol plus raw JSON writes and tolerance of late answers."""
 
+    answered_early: Any = None
+    """Id of an ``initialize`` already answered by :mod:`pi_lsp.bootstrap` (pygls's own answer
+    to it is dropped)."""
+
     def _handle_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         future = self._request_futures.get(msg_id)
         if future is not None and future.cancelled():
@@ -68,6 +72,9 @@ class PiProtocol(LanguageServerProtocol):
         super()._handle_response(msg_id, result, error)
 
     def _send_data(self, data: Any) -> None:
+        if self.answered_early is not None and getattr(data, "id", None) == self.answered_early:
+            self.answered_early = None
+            return
         result = getattr(data, "result", None)
         if isinstance(result, RawJson) and getattr(data, "error", None) is None:
             head = b'{"jsonrpc":"2.0","id":' + json.dumps(data.id).encode() + b',"result":'

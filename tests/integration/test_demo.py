@@ -17,6 +17,9 @@ def test_demo_runs_offline_and_shows_tree_compaction_and_usage() -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
     for expected in (
+        "daemon initialized in",
+        "[editor] applied 1 change(s) from 'pi: edit' to calc.py, saved",
+        "[editor] permission asked: bash",
         "→ read",
         "→ edit",
         "→ bash",
@@ -25,7 +28,7 @@ def test_demo_runs_offline_and_shows_tree_compaction_and_usage() -> None:
         "compaction done: summary written",
         "branch_summary:",
         "<- leaf",
-        "[compactionSummary]",
+        "[compaction]",
         "context usage:",
         "def multiply(a, b):",
         "requests went through litellm",
