@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pi_lsp.agent.events import AgentEvent
+from pi_lsp.agent import events as agent_events
 from pi_lsp.compaction.models import CompactionResult
 from pi_lsp.session.entries import SessionEntry
 from pi_lsp.session.wire import SessionInfo
@@ -310,6 +310,40 @@ class TurnError(_Result):
     message: str
 
 
+class MessageUpdateOut(_Result):
+    """``message_update`` as editors receive it: the streamed change only.
+
+    pi's event also carries the whole partial message; the daemon leaves it out (see
+    :func:`pi_lsp.daemon.live_session.wire_event`), so a delta costs a few bytes, not the
+    message so far. ``message_end`` carries the complete message.
+    """
+
+    type: Literal["message_update"]
+    assistantMessageEvent: dict[str, Any]
+    """pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
+    ``contentIndex``), without its ``partial`` message."""
+
+
+WireAgentEvent = Annotated[
+    agent_events.AgentStart
+    | agent_events.AgentEnd
+    | agent_events.TurnStart
+    | agent_events.TurnEnd
+    | agent_events.MessageStart
+    | MessageUpdateOut
+    | agent_events.MessageEnd
+    | agent_events.ToolExecutionStart
+    | agent_events.ToolExecutionUpdate
+    | agent_events.ToolExecutionEnd
+    | agent_events.AutoCompactionStart
+    | agent_events.AutoCompactionEnd
+    | agent_events.AutoRetryStart
+    | agent_events.AutoRetryEnd,
+    Field(discriminator="type"),
+]
+"""pi's agent events as sent in ``pi/event`` (streaming updates without the partial message)."""
+
+
 DaemonEvent = Annotated[
     EntryAppended | StateChanged | CompactionStart | CompactionEnd | TurnError,
     Field(discriminator="type"),
@@ -321,7 +355,7 @@ class EventNotification(_Result):
 
     sessionId: str
     seq: int
-    event: AgentEvent | DaemonEvent
+    event: WireAgentEvent | DaemonEvent
 
 
 class PermissionRequestParams(_Result):
