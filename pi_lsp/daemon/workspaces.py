@@ -96,11 +96,16 @@ class Workspaces:
         return self.reload_settings()
 
     def reload_settings(self) -> list[str]:
-        """Re-read every folder's settings files."""
+        """Re-read every folder's settings files; returns each distinct problem once.
+
+        The agent dir's file and the editor's overrides are layers of every folder's settings
+        (and of the daemon's own directory), so their problems would otherwise be reported once
+        per folder.
+        """
         problems: list[str] = []
         for workspace in [*self.folders.values(), self._default]:
             problems += self._load(workspace)
-        return problems
+        return list(dict.fromkeys(problems))
 
     def _load(self, workspace: Workspace) -> list[str]:
         settings, problems = load_settings(
