@@ -19,6 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pi_lsp import __version__
 from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
 from pi_lsp.daemon.workspaces import Workspace, Workspaces
+from pi_lsp.edits.bridge import EditMode
 from pi_lsp.edits.editor_fs import EditorFileSystem
 from pi_lsp.protocol.context import ServerContext
 from pi_lsp.protocol.registry import permission_asker, register
@@ -55,14 +56,21 @@ def create_server() -> PiLanguageServer:
             "pi/event", _encode({"sessionId": session_id, "seq": seq, "event": event})
         )
 
-    bridge = PyglsEditorBridge(server)
-
-    def editor_fs(workspace: Workspace) -> FileSystem:
-        return EditorFileSystem(bridge, edit_mode=workspace.settings.editMode)
-
     ctx = ServerContext(server=server, workspaces=Workspaces(sink))
+
+    def edit_mode(path: str) -> EditMode:
+        """The ``editMode`` of the folder holding ``path`` (read at every write)."""
+        return ctx.workspaces.folder_of_path(path).settings.editMode
+
+    # One editor file system per connection: it tracks edits in flight and per-file write locks
+    # across every session of the editor.
+    editor_fs = EditorFileSystem(PyglsEditorBridge(server), edit_mode=edit_mode)
+
+    def file_system(_workspace: Workspace) -> FileSystem:
+        return editor_fs
+
     ctx.workspaces = Workspaces(
-        sink, fs_factory=editor_fs, asker_factory=lambda sid: permission_asker(ctx, sid)
+        sink, fs_factory=file_system, asker_factory=lambda sid: permission_asker(ctx, sid)
     )
     server.pi_context = ctx  # type: ignore[attr-defined]
     register(server, ctx)

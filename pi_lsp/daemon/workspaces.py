@@ -122,6 +122,18 @@ class Workspaces:
             return self.folders[uri]
         raise UnknownFolderError(f"Unknown workspace folder: {uri}")
 
+    def folder_of_path(self, path: str) -> Workspace:
+        """The folder containing ``path`` (the deepest one), else the default folder."""
+        real = os.path.realpath(path)
+        best: Workspace | None = None
+        for workspace in self.folders.values():
+            root = os.path.realpath(workspace.cwd)
+            if (real == root or real.startswith(root.rstrip(os.sep) + os.sep)) and (
+                best is None or len(root) > len(os.path.realpath(best.cwd))
+            ):
+                best = workspace
+        return best or self.folder(None)
+
     def roots(self) -> list[str]:
         """Paths of all folders (writes inside them need no permission)."""
         return [w.cwd for w in self.folders.values()] or [self._default.cwd]

@@ -19,11 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types as T
-
-from pi_lsp.demo.editor import HeadlessEditor, render_tree
 from pi_lsp.demo.playbook import DOCS, FIX, MULTIPLY, PROJECT, respond
+from pi_lsp.demo.tree import render_tree
 from pi_lsp.devtools.fake_openai import FakeOpenAI
+from pi_lsp.protocol.headless import HeadlessEditor
 
 WINDOW = 4000
 """The demo model's context window: small, so the third request triggers a compaction."""
@@ -52,26 +51,7 @@ async def story(workspace: Path) -> None:
     editor = HeadlessEditor()
     with FakeOpenAI(responder=respond) as fake:
         started = time.perf_counter()
-        await editor.client.start_io(
-            sys.executable, "-m", "pi_lsp", "--stdio", env=dict(os.environ)
-        )
-        await editor.client.initialize_async(
-            T.InitializeParams(
-                capabilities=T.ClientCapabilities(
-                    workspace=T.WorkspaceClientCapabilities(
-                        apply_edit=True,
-                        workspace_edit=T.WorkspaceEditClientCapabilities(
-                            document_changes=True,
-                            change_annotation_support=T.ChangeAnnotationsSupportOptions(),
-                        ),
-                        workspace_folders=True,
-                    )
-                ),
-                workspace_folders=[T.WorkspaceFolder(uri=project.as_uri(), name="project")],
-                initialization_options={"pi": _settings(fake.base_url)},
-            )
-        )
-        editor.client.initialized(T.InitializedParams())
+        await editor.start(project, _settings(fake.base_url))
         print(
             f"daemon initialized in {(time.perf_counter() - started) * 1000:.0f} ms (pi-lsp --stdio)"
         )
@@ -114,9 +94,7 @@ async def story(workspace: Path) -> None:
         )
         print(f"  session file: {state['sessionFile']}")
         print(f"  {len(fake.requests)} requests went through litellm to the local scripted server")
-        await editor.client.shutdown_async(None)
-        editor.client.exit(None)
-        await editor.client.stop()  # type: ignore[no-untyped-call]
+        await editor.stop()
 
 
 def _indent(text: str) -> str:

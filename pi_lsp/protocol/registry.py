@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError
 
 from pi_lsp.agent.permissions import Decision, PermissionRequest
+from pi_lsp.bridge import use_lsp_line_breaks
 from pi_lsp.protocol.context import ServerContext
 from pi_lsp.protocol.errors import as_rpc_error, invalid_params
 from pi_lsp.protocol.methods import METHODS, Method
@@ -82,6 +83,7 @@ def _register_lifecycle(server: Any, ctx: ServerContext) -> None:
             folders = _folder_pairs([T.WorkspaceFolder(uri=params.root_uri, name="root")])
         ctx.workspaces.overrides = _settings_of(params.initialization_options)
         _report(ls, ctx.workspaces.set_folders(folders))
+        use_lsp_line_breaks(ls.workspace)  # pygls would split lines at \f and U+2028 too
 
     @server.feature(T.INITIALIZED)
     def on_initialized(ls: Any, params: T.InitializedParams) -> None:

@@ -1,13 +1,15 @@
-"""A headless editor for the demo: an LSP client that keeps buffers, applies edits and answers.
+"""A headless editor: an LSP client that keeps buffers, applies edits and answers the daemon.
 
-It does what an editor extension does with the daemon: opens documents, applies the agent's
-``workspace/applyEdit`` edits to its buffers (then saves them, like an editor with auto-save),
-answers permission prompts, and prints the ``pi/event`` stream as a chat transcript.
+It does what an editor extension does with the daemon: starts it, opens documents, applies the
+agent's ``workspace/applyEdit`` edits to its buffers (then saves them, like an editor with
+auto-save), answers permission prompts, and prints the ``pi/event`` stream as a chat
+transcript. ``make demo`` uses it; it is the reference for what a front end has to do.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,32 @@ class HeadlessEditor:
         client.feature(T.WINDOW_SHOW_MESSAGE)(
             lambda params: print(f"  [editor message] {params.message}")
         )
+
+    async def start(self, project: Path, settings: dict[str, Any]) -> None:
+        """Start ``pi-lsp --stdio`` and initialize it with ``project`` as the workspace folder."""
+        await self.client.start_io(sys.executable, "-m", "pi_lsp", "--stdio", env=dict(os.environ))
+        workspace_edit = T.WorkspaceEditClientCapabilities(
+            document_changes=True, change_annotation_support=T.ChangeAnnotationsSupportOptions()
+        )
+        capabilities = T.ClientCapabilities(
+            workspace=T.WorkspaceClientCapabilities(
+                apply_edit=True, workspace_edit=workspace_edit, workspace_folders=True
+            )
+        )
+        await self.client.initialize_async(
+            T.InitializeParams(
+                capabilities=capabilities,
+                workspace_folders=[T.WorkspaceFolder(uri=project.as_uri(), name=project.name)],
+                initialization_options={"pi": settings},
+            )
+        )
+        self.client.initialized(T.InitializedParams())
+
+    async def stop(self) -> None:
+        """Shut the daemon down and wait for it to exit."""
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()  # type: ignore[no-untyped-call]
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         """Send a ``pi/…`` request and return its result (a dict)."""
@@ -80,16 +108,14 @@ class HeadlessEditor:
             Path(to_fs_path(uri) or "").write_text(text)  # auto-save
             label = next(iter((params.edit.change_annotations or {}).values()), None)
             name = label.label if label else "edit"
-            print(
-                f"  [editor] applied {len(edits)} change(s) from '{name}' to {Path(uri).name}, saved"
-            )
+            target = Path(uri).name
+            print(f"  [editor] applied {len(edits)} change(s) from '{name}' to {target}, saved")
         self.applied += 1
         return T.ApplyWorkspaceEditResult(applied=True)
 
     def _on_permission(self, params: Any) -> dict[str, str]:
-        print(
-            f"  [editor] permission asked: {params['kind']} `{params['detail']}` → allow for this session"
-        )
+        asked = f"{params['kind']} `{params['detail']}`"
+        print(f"  [editor] permission asked: {asked} → allow for this session")
         return {"decision": "allowSession"}
 
     def _on_event(self, params: Any) -> None:
@@ -113,9 +139,8 @@ class HeadlessEditor:
         elif kind == "auto_compaction_start":
             print(f"  ⟳ automatic compaction ({event['reason']}: context above window − reserve)")
         elif kind == "auto_compaction_end":
-            print(
-                f"  ⟳ compaction done: {event.get('errorMessage') or 'summary written, recent turns kept'}"
-            )
+            outcome = event.get("errorMessage") or "summary written, recent turns kept"
+            print(f"  ⟳ compaction done: {outcome}")
         elif kind == "agent_end":
             self.idle.set()
         sys.stdout.flush()
@@ -135,31 +160,3 @@ class HeadlessEditor:
 def _brief(value: Any, limit: int = 90) -> str:
     text = " ".join(str(value).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def render_tree(tree: dict[str, Any]) -> str:
-    """The ``pi/session/tree`` result as an indented outline (branches get guides)."""
-    nodes = {n["id"]: n for n in tree["nodes"]}
-    lines: list[str] = []
-    stack = [(root, "", "") for root in reversed(tree["roots"])]
-    while stack:
-        entry_id, lead, inherit = stack.pop()
-        node = nodes[entry_id]
-        kind = node["role"] or node["type"]
-        marks = f" [{node['label']}]" if node["label"] else ""
-        marks += " <- leaf" if entry_id == tree["leafId"] else ""
-        lines.append(f"{lead}{entry_id} {kind}: {node['preview']}{marks}")
-        kids = node["children"]
-        for index in range(len(kids) - 1, -1, -1):
-            if len(kids) == 1:
-                stack.append((kids[index], inherit, inherit))
-            else:
-                last = index == len(kids) - 1
-                stack.append(
-                    (
-                        kids[index],
-                        inherit + ("└ " if last else "├ "),
-                        inherit + ("  " if last else "│ "),
-                    )
-                )
-    return "".join(line + "\n" for line in lines)
