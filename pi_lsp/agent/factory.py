@@ -14,7 +14,7 @@ from typing import Any
 
 from pi_lsp.agent.agent_session import AgentConfig, AgentSession, StreamFactory
 from pi_lsp.agent.complete import LitellmTextModel
-from pi_lsp.agent.models import ModelInfo, ModelRef, aresolve_model
+from pi_lsp.agent.models import ModelInfo, ModelRef, resolve_model
 from pi_lsp.agent.permissions import PermissionGate
 from pi_lsp.agent.stream import Endpoint, stream_assistant
 from pi_lsp.agent.thinking import THINKING_LEVELS, ThinkingLevel
@@ -74,9 +74,12 @@ def choose_thinking_level(
 
 
 async def resolve(ref: ModelRef, settings: Settings) -> ModelInfo:
-    """litellm's model data with the settings' overrides (``models["provider/model"]``)."""
+    """litellm's model data with the settings' overrides (``models["provider/model"]``).
+
+    litellm is not imported for this (its model table is read directly until it is).
+    """
     override = settings.models.get(f"{ref.provider}/{ref.model_id}")
-    return await aresolve_model(
+    return resolve_model(
         ref,
         context_window=override.contextWindow if override else None,
         max_output_tokens=override.maxTokens if override else None,

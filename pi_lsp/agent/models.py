@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pi_lsp.agent.llm import litellm_module, load_litellm
+from pi_lsp.agent.llm import is_loaded, litellm_module, load_litellm
+from pi_lsp.agent.model_data import bundled_model_data
 
 # pi provider name -> litellm's provider prefix, where they differ.
 _LITELLM_PREFIX = {
@@ -121,7 +122,7 @@ def resolve_model(
 ) -> ModelInfo:
     """Describe ``ref`` from litellm's model data; explicit settings win over it.
 
-    Imports litellm on first use; in async code prefer :func:`aresolve_model`.
+    Does not import litellm: before it is imported, the table it ships is read directly.
     """
     data = _model_data(ref)
     window, source = _context_window(data, context_window)
@@ -163,7 +164,13 @@ async def aresolve_model(
 
 
 def _model_data(ref: ModelRef) -> dict[str, Any]:
-    """litellm's model-info dict, or ``{}`` for a model it does not map."""
+    """litellm's model-info dict, or ``{}`` for a model it does not map.
+
+    Before litellm is imported, its bundled table answers (no multi-second import just to
+    describe a model); afterwards litellm itself does, so run-time registrations count.
+    """
+    if not is_loaded():
+        return bundled_model_data(ref.litellm_provider, ref.model_id)
     litellm = litellm_module()
     for args in ((ref.litellm_model, None), (ref.model_id, ref.litellm_provider)):
         try:
@@ -183,6 +190,8 @@ def _context_window(data: dict[str, Any], setting: int | None) -> tuple[int, Con
 def _supports_reasoning(ref: ModelRef, data: dict[str, Any]) -> bool:
     if not data:
         return False
+    if not is_loaded():
+        return bool(data.get("supports_reasoning"))
     check = getattr(litellm_module(), "supports_reasoning", None)
     if check is None:
         return bool(data.get("supports_reasoning"))
