@@ -16,7 +16,7 @@ MODELS = [
     "openai/gpt-5",
     "anthropic/claude-sonnet-4-5",
     "google/gemini-2.5-pro",
-    "xai/grok-3",
+    "openai/o3",
 ]
 
 
