@@ -25,6 +25,7 @@ from pi_lsp.daemon.tree_view import TreeView
 from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.records import Record
+from pi_lsp.settings import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +82,18 @@ class LiveSession:
     def state_changed(self) -> None:
         """Tell the editor the session's state changed (model, leaf, streaming, queues…)."""
         self.emit({"type": "state_changed", "state": self.state()})
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Use new settings from the next turn on (compaction, retry, queues, permissions).
+
+        The model's description (context window overrides) is kept until the model changes.
+        """
+        config = self.agent.config
+        config.settings = settings
+        if config.permissions is not None:
+            config.permissions.settings = settings.permissions
+        self.agent.steering.mode = settings.steeringMode
+        self.agent.follow_ups.mode = settings.followUpMode
 
     # ----------------------------------------------------------------- reading
 

@@ -105,6 +105,8 @@ class Workspaces:
         problems: list[str] = []
         for workspace in [*self.folders.values(), self._default]:
             problems += self._load(workspace)
+        for live in self.sessions.values():  # open sessions follow from their next turn
+            live.apply_settings(self._folder_of(live.store.cwd).settings)
         return list(dict.fromkeys(problems))
 
     def _load(self, workspace: Workspace) -> list[str]:

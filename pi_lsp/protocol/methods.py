@@ -109,7 +109,10 @@ async def _label(ctx: ServerContext, params: p.LabelParams) -> Any:
 async def _compact(ctx: ServerContext, params: p.CompactParams) -> Any:
     live = ctx.workspaces.get(params.sessionId)
     result: CompactionResult = await with_progress(
-        ctx, "Compacting the session", live.compact(params.focus), live.agent.abort_event
+        ctx,
+        "Compacting the session",
+        live.compact(params.focus),
+        lambda: live.agent.abort_event.set(),
     )
     return RawJson.of(result)
 

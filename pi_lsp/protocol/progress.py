@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from lsprotocol import types as T
@@ -16,9 +16,13 @@ R = TypeVar("R")
 
 
 async def with_progress(
-    ctx: ServerContext, title: str, work: Awaitable[R], abort: asyncio.Event
+    ctx: ServerContext, title: str, work: Awaitable[R], on_cancel: Callable[[], None]
 ) -> R:
-    """Await ``work`` inside a cancellable progress report; the cancel button sets ``abort``."""
+    """Await ``work`` inside a cancellable progress report.
+
+    The editor's cancel button calls ``on_cancel``, looked up when pressed, so it reaches the
+    work's current abort signal.
+    """
     if not ctx.progress:
         return await work
     progress = ctx.server.work_done_progress
@@ -28,7 +32,7 @@ async def with_progress(
     except Exception:  # a client that cannot show progress still gets the work done
         return await work
     progress.begin(token, T.WorkDoneProgressBegin(title=title, cancellable=True, message=title))
-    watcher = asyncio.ensure_future(_watch_cancel(progress, token, abort))
+    watcher = asyncio.ensure_future(_watch_cancel(progress, token, on_cancel))
     try:
         result = await work
     except BaseException as exc:
@@ -42,7 +46,7 @@ async def with_progress(
     return result
 
 
-async def _watch_cancel(progress: object, token: str, abort: asyncio.Event) -> None:
+async def _watch_cancel(progress: object, token: str, on_cancel: Callable[[], None]) -> None:
     future = getattr(progress, "tokens", {}).get(token)
     if future is None:
         return
@@ -51,4 +55,4 @@ async def _watch_cancel(progress: object, token: str, abort: asyncio.Event) -> N
             future, asyncio.Future
         ) else await future
     if future.cancelled():
-        abort.set()
+        on_cancel()

@@ -158,3 +158,26 @@ async def test_permission_prompts_allow_and_deny(start: Any) -> None:
     assert editor.permission_requests[0]["detail"] == "echo allowed > out.txt"
     denied = tool_results(await editor.request("pi/session/messages", {"sessionId": session}))[-1]
     assert denied["isError"] and "did not allow" in denied["content"][0]["text"]
+
+
+async def test_changed_settings_reach_an_open_session(start: Any) -> None:
+    turns = [
+        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo one > one.txt"})]),
+        Turn(text="first"),
+        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo two > two.txt"})]),
+        Turn(text="second"),
+    ]
+    editor = await start(Script(turns=turns), settings={"permissions": {"bash": "allow"}})
+    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    await editor.request("pi/session/prompt", {"sessionId": session, "text": "one"})
+    await editor.wait_for("agent_end")
+    editor.client.workspace_did_change_configuration(
+        T.DidChangeConfigurationParams(settings={"pi": {"permissions": {"bash": "deny"}}})
+    )
+    await editor.request("pi/session/state", {"sessionId": session})  # processed in order
+    await editor.request("pi/session/prompt", {"sessionId": session, "text": "two"})
+    await editor.wait_for("agent_end", 2)
+    assert (editor.root / "one.txt").exists() and not (editor.root / "two.txt").exists()
+    refused = tool_results(await editor.request("pi/session/messages", {"sessionId": session}))[-1]
+    assert refused["isError"] and "permissions.bash" in refused["content"][0]["text"]
+    assert editor.permission_requests == []  # deny never asks

@@ -6,6 +6,10 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
+from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException
+
 from pi_lsp.devtools.fake_script import Script, Turn
 from pi_lsp.session import SessionStore
 
@@ -113,3 +117,30 @@ async def test_abort_mid_stream(start: Any) -> None:
     last = messages["entries"][-1]["message"]
     assert last["role"] == "assistant" and last["stopReason"] == "aborted"
     assert await asyncio.to_thread(editor.fake.wait_for_disconnects, 1)
+
+
+async def test_the_progress_cancel_button_stops_a_compaction(start: Any) -> None:
+    def slow_summaries(body: dict[str, Any]) -> Turn | None:
+        if "<conversation>" in json.dumps(body.get("messages")):
+            return Turn(text=SUMMARY, response_delay=5)
+        return None
+
+    script = Script(turns=[Turn(text=f"answer {i} " + "x" * 300) for i in range(3)])
+    editor = await start(
+        script, responder=slow_summaries, settings={"compaction": {"keepRecentTokens": 10}}
+    )
+    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    for i in range(3):
+        await editor.request("pi/session/prompt", {"sessionId": session, "text": f"question {i}"})
+        await editor.wait_for("agent_end", i + 1)
+    before = (await editor.request("pi/session/state", {"sessionId": session}))["entryCount"]
+    compaction = asyncio.ensure_future(editor.request("pi/session/compact", {"sessionId": session}))
+    while not editor.client.progress_reports:
+        await asyncio.sleep(0.02)
+    (token,) = editor.client.progress_reports
+    editor.client.window_work_done_progress_cancel(T.WorkDoneProgressCancelParams(token=token))
+    with pytest.raises(JsonRpcException) as failed:  # well before the 5 s summary would arrive
+        await asyncio.wait_for(compaction, 4)
+    assert "cancel" in failed.value.message.lower() or "abort" in failed.value.message.lower()
+    state = await editor.request("pi/session/state", {"sessionId": session})
+    assert state["entryCount"] == before  # nothing was appended
