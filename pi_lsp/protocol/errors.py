@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
@@ -43,6 +45,30 @@ def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:
         for error in exc.errors()
     ]
     return JsonRpcInvalidParams("Invalid params: " + "; ".join(problems))
+
+
+def not_unicode(value: Any) -> str | None:
+    r"""The path (``images.0.data``) of the first string in ``value`` that is not valid Unicode.
+
+    JSON's ``\ud800`` escapes can carry lone UTF-16 surrogates, which Python keeps in ``str``
+    but no UTF-8 writer accepts: such a prompt would be stored, then break every event and view
+    that shows it. Params are checked (after validation, so ignored fields do not count).
+    """
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return path or "params"
+        elif isinstance(item, dict):
+            stack += [(f"{path}.{k}" if path else str(k), v) for k, v in reversed(item.items())]
+        elif isinstance(item, list | tuple):
+            stack += [
+                (f"{path}.{i}" if path else str(i), v) for i, v in reversed(list(enumerate(item)))
+            ]
+    return None
 
 
 def as_rpc_error(exc: BaseException) -> JsonRpcException | None:

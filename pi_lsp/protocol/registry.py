@@ -15,12 +15,12 @@ from typing import Any
 
 from lsprotocol import types as T
 from pydantic import ValidationError
-from pygls.exceptions import JsonRpcException, JsonRpcInternalError
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
 from pi_lsp.agent.permissions import Decision, PermissionRequest
 from pi_lsp.bridge import use_lsp_line_breaks
 from pi_lsp.protocol.context import ServerContext
-from pi_lsp.protocol.errors import as_rpc_error, invalid_params
+from pi_lsp.protocol.errors import as_rpc_error, invalid_params, not_unicode
 from pi_lsp.protocol.methods import METHODS, Method
 
 logger = logging.getLogger(__name__)
@@ -40,6 +40,11 @@ def _handler(ctx: ServerContext, method: Method) -> Any:
             parsed = method.params.model_validate(params if params is not None else {})
         except ValidationError as exc:
             raise invalid_params(exc) from None
+        field = not_unicode(parsed.model_dump())
+        if field is not None:
+            raise JsonRpcInvalidParams(
+                f"Invalid params: {field}: not valid Unicode text (a lone UTF-16 surrogate)"
+            )
         try:
             return await method.handler(ctx, parsed)
         except JsonRpcException:
