@@ -12,12 +12,12 @@ import logging
 import sys
 from typing import Any
 
-import msgspec
 from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
 
 from pi_lsp import __version__
 from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
+from pi_lsp.daemon.encoding import encode_json
 from pi_lsp.daemon.workspaces import Workspace, Workspaces
 from pi_lsp.edits.bridge import EditMode
 from pi_lsp.edits.editor_fs import EditorFileSystem
@@ -28,7 +28,6 @@ from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import FileSystem
 
 logger = logging.getLogger("pi_lsp")
-_encode = msgspec.json.Encoder().encode
 
 
 class PiLanguageServer(LanguageServer):
@@ -53,7 +52,7 @@ def create_server() -> PiLanguageServer:
 
     def sink(session_id: str, seq: int, event: JsonObject) -> None:
         protocol.notify_raw(
-            "pi/event", _encode({"sessionId": session_id, "seq": seq, "event": event})
+            "pi/event", encode_json({"sessionId": session_id, "seq": seq, "event": event})
         )
 
     ctx = ServerContext(server=server, workspaces=Workspaces(sink))

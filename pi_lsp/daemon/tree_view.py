@@ -8,16 +8,20 @@ Nodes are listed in file order (each names its parent and children); ``roots`` a
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
-import msgspec
-
+from pi_lsp.daemon.encoding import encode_json
 from pi_lsp.session import SessionStore
 from pi_lsp.session.ids import parse_iso_ms
 from pi_lsp.session.records import Record
 from pi_lsp.session.render import entry_preview
 
-_encode = msgspec.json.Encoder().encode
+_encode = encode_json  # msgspec, or escapes for lone surrogates
+
+
+BLOCK = 256
+"""Nodes per cached block of joined JSON."""
 
 
 def _order_key(record: Record) -> tuple[bool, int]:
@@ -38,6 +42,10 @@ class TreeView:
         self._dirty: set[str] = set()
         self._path_leaf: str | None = None
         self._path: set[str] = set()
+        self._blocks: list[bytes] = []
+        """Joined fragments of :data:`BLOCK` consecutive nodes; only stale blocks are re-joined."""
+        self._stale_blocks: set[int] = set()
+        self._rendered: bytes | None = None
         self.add(store.records)
         store.add_listener(lambda records, _external: self.add(records))
 
@@ -47,8 +55,10 @@ class TreeView:
         for record in records:
             if by_id(record.id) is not record:
                 continue  # a line whose id a later duplicate replaced
-            if record.id in self._position:
-                self._fragments[self._position[record.id]] = b""
+            if record.id in self._position:  # a duplicate id: the later line replaces the node
+                old = self._position[record.id]
+                self._fragments[old] = b""
+                self._stale_blocks.add(old // BLOCK)
             self._position[record.id] = len(self._fragments)
             self._fragments.append(b"")
             self._dirty.add(record.id)
@@ -100,15 +110,37 @@ class TreeView:
         return self._path
 
     def render(self) -> bytes:
-        """``{"leafId", "roots", "nodes"}`` as JSON bytes."""
+        """``{"leafId", "roots", "nodes"}`` as JSON bytes (cached until something changes)."""
         path = self._current_path()
+        if not self._dirty and self._rendered is not None:
+            return self._rendered
         get = self.store.get
         for entry_id in self._dirty:
             record = get(entry_id)
             position = self._position.get(entry_id)
             if record is not None and position is not None:
                 self._fragments[position] = _encode(self._node(record, entry_id in path))
+                self._stale_blocks.add(position // BLOCK)
         self._dirty.clear()
-        nodes = b",".join(f for f in self._fragments if f)
+        blocks = self._blocks
+        while len(blocks) * BLOCK < len(self._fragments):
+            self._stale_blocks.add(len(blocks))
+            blocks.append(b"")
+        for index in self._stale_blocks:
+            chunk = self._fragments[index * BLOCK : (index + 1) * BLOCK]
+            blocks[index] = b",".join(f for f in chunk if f)
+        self._stale_blocks.clear()
+        nodes = b",".join(b for b in blocks if b)
         head = _encode({"leafId": self.store.leaf_id, "roots": self._roots})
-        return head[:-1] + b',"nodes":[' + nodes + b"]}"
+        self._rendered = head[:-1] + b',"nodes":[' + nodes + b"]}"
+        return self._rendered
+
+    async def warm(self, batch: int = 500) -> None:
+        """Encode every node ahead of the first request, yielding to the event loop often."""
+        records = self.store.records
+        for start in range(0, len(records), batch):
+            for record in records[start : start + batch]:
+                if record.id not in self._previews:
+                    self._previews[record.id] = entry_preview(record)
+            await asyncio.sleep(0)
+        self.render()

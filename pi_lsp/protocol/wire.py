@@ -14,7 +14,6 @@ import json
 import logging
 from typing import Any
 
-import msgspec
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -23,8 +22,10 @@ from pygls.protocol import (
     default_converter,
 )
 
+from pi_lsp.daemon.encoding import encode_json
+
 logger = logging.getLogger(__name__)
-_encode = msgspec.json.Encoder().encode
+_encode = encode_json
 _pending: set[asyncio.Future[Any]] = set()
 
 
