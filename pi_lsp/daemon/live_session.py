@@ -56,6 +56,7 @@ class LiveSession:
         self._sink = sink
         self.lock = lock
         self.tree = TreeView(self.store)
+        self._messages: tuple[tuple[str | None, int], bytes] | None = None
         self._run: asyncio.Task[None] | None = None
         agent.subscribe(self._on_agent_event)
         self.store.add_listener(self._on_entries)
@@ -134,13 +135,22 @@ class LiveSession:
         return self.tree.render()
 
     def messages_json(self) -> bytes:
-        """``pi/session/messages``: the entries whose messages form the context, raw."""
+        """``pi/session/messages``: the entries whose messages form the context, raw.
+
+        Cached per (leaf, entry count): it only changes when an entry is appended or the leaf
+        moves, so requests during a streaming reply cost a lookup.
+        """
         self.store.refresh()
+        key = (self.store.leaf_id, self.store.entry_count)
+        if self._messages is not None and self._messages[0] == key:
+            return self._messages[1]
         context = self.store.context()
         get = self.store.get
         entries = b",".join(r.raw for i in context.entry_ids if (r := get(i)) is not None)
         head = _encode({"sessionId": self.id, "leafId": self.store.leaf_id})
-        return head[:-1] + b',"entries":[' + entries + b"]}"
+        data = head[:-1] + b',"entries":[' + entries + b"]}"
+        self._messages = (key, data)
+        return data
 
     # ----------------------------------------------------------------- writing
 

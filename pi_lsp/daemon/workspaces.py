@@ -8,6 +8,8 @@ permission prompts by the protocol layer through two factories.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -72,6 +74,7 @@ class Workspaces:
         self.overrides: dict[str, Any] = {}
         self.folders: dict[str, Workspace] = {}
         self.sessions: dict[str, LiveSession] = {}
+        self._background: set[asyncio.Future[None]] = set()
         self._default = Workspace(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
 
     # ----------------------------------------------------------------- folders and settings
@@ -225,6 +228,12 @@ class Workspaces:
         lock = TurnLock(key, self.agent_dir / "pi-lsp" / "locks")
         live = LiveSession(agent, self._sink, lock, workspace.uri)
         self.sessions[live.id] = live
+        warming = asyncio.ensure_future(live.tree.warm())  # the first tree request is then fast
+        self._background.add(warming)
+        warming.add_done_callback(self._background.discard)
+        # A big session is tens of thousands of long-lived objects: keep them out of every
+        # future full collection (they are freed by reference counting when the session closes).
+        gc.freeze()
         return live
 
     async def close(self, session_id: str) -> None:
