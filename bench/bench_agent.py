@@ -62,8 +62,9 @@ async def per_turn_overhead(path: Path, cwd: str) -> tuple[float, float]:
 
 async def first_token(cwd: str) -> tuple[float, float]:
     """(median ms to first text delta via AgentSession, via bare litellm), same server."""
-    import litellm
+    from pi_lsp.agent.llm import litellm_module
 
+    litellm = litellm_module()  # configured offline, as the daemon imports it
     turn = Turn(text="streamed reply " * 20, chunk_size=8)
     with FakeOpenAI(responder=lambda body: turn) as fake:
         settings = Settings.model_validate({"apiBase": fake.base_url})

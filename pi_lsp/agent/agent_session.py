@@ -20,6 +20,7 @@ from pi_lsp.agent.loop import LoopHooks, ReplyStream, now_ms, run_loop
 from pi_lsp.agent.maintenance import Maintenance
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.permissions import PermissionGate
+from pi_lsp.agent.provider_messages import ToolSpec
 from pi_lsp.agent.queues import MessageQueue
 from pi_lsp.agent.stream import Endpoint, ModelRequest
 from pi_lsp.agent.thinking import ThinkingLevel, clamp_thinking_level
@@ -98,6 +99,7 @@ class AgentSession:
             clamp_thinking_level(model, thinking_level) if model else "off"
         )
         self._last_stream: ReplyStream | None = None
+        self._specs: tuple[tuple[str, ...], list[ToolSpec]] | None = None
         self.steering = MessageQueue(config.settings.steeringMode)
         self.follow_ups = MessageQueue(config.settings.followUpMode)
         self.compacting = False
@@ -295,7 +297,7 @@ class AgentSession:
             model=model,
             messages=messages,
             system_prompt=self.config.system_prompt(active),
-            tools=[(t.name, t.description, t.parameters) for t in active],
+            tools=self._tool_specs(active),
             thinking_level=self.thinking_level,
             thinking_budgets=settings.thinkingBudgets,
             block_images=settings.images.blockImages,
@@ -305,6 +307,13 @@ class AgentSession:
         stream = self.config.stream(request)
         self._last_stream = stream
         return stream
+
+    def _tool_specs(self, active: list[Tool[Any]]) -> list[ToolSpec]:
+        """``(name, description, schema)`` of the active tools, built once per tool set."""
+        key = tuple(t.name for t in active)
+        if self._specs is None or self._specs[0] != key:
+            self._specs = (key, [(t.name, t.description, t.parameters) for t in active])
+        return self._specs[1]
 
     def emit(self, payload: JsonObject) -> None:
         """Persist a finished message (its entry id is added as ``entryId``), then notify."""
