@@ -32,10 +32,28 @@ CODES: list[tuple[type[BaseException], int]] = [
     (CompactionError, COMPACTION),
     (SessionFileError, SESSION_FILE),
     (FileNotFoundError, SESSION_FILE),
+    (OSError, SESSION_FILE),  # a path the system refuses (too long, not allowed, a directory)
     (UnknownFolderError, UNKNOWN_FOLDER),
     (ValueError, INVALID_REQUEST),
 ]
 """Checked in order (the first match wins)."""
+
+
+MAX_MESSAGE = 1000
+"""Characters of an error message, at most."""
+
+
+def bounded(message: str) -> str:
+    """``message`` cut to :data:`MAX_MESSAGE` characters, saying how long it was.
+
+    Messages echo what the editor sent (an unknown session id, folder or path; one problem per
+    bad list item): a 50,000-character id must not come back as a 50 KB error, nor go to the
+    log as one line (an editor reading stderr line by line may choke on it; pytest-lsp's reader
+    did, and the daemon then blocked writing its log).
+    """
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE]}… ({len(message)} characters)"
 
 
 def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:
@@ -44,7 +62,7 @@ def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:
         f"{'.'.join(str(part) for part in error['loc']) or 'params'}: {error['msg']}"
         for error in exc.errors()
     ]
-    return JsonRpcInvalidParams("Invalid params: " + "; ".join(problems))
+    return JsonRpcInvalidParams(bounded("Invalid params: " + "; ".join(problems)))
 
 
 def not_unicode(value: Any) -> str | None:
@@ -75,5 +93,5 @@ def as_rpc_error(exc: BaseException) -> JsonRpcException | None:
     """The JSON-RPC error for a known domain error, None for anything unexpected."""
     for kind, code in CODES:
         if isinstance(exc, kind):
-            return JsonRpcException(str(exc), code)
+            return JsonRpcException(bounded(str(exc)), code)
     return None

@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 from pi_lsp.agent.permissions import Decision, PermissionRequest
 from pi_lsp.bridge import use_lsp_line_breaks
 from pi_lsp.protocol.context import ServerContext
-from pi_lsp.protocol.errors import as_rpc_error, invalid_params, not_unicode
+from pi_lsp.protocol.errors import as_rpc_error, bounded, invalid_params, not_unicode
 from pi_lsp.protocol.methods import METHODS, Method
 
 logger = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def _handler(ctx: ServerContext, method: Method) -> Any:
                 raise error from None
             logger.exception("%s failed", method.name)
             raise JsonRpcInternalError(
-                f"{method.name} failed: {type(exc).__name__}: {exc}"
+                bounded(f"{method.name} failed: {type(exc).__name__}: {exc}")
             ) from None
 
     handle.__name__ = method.name.replace("/", "_")
