@@ -17,14 +17,13 @@ from pygls.lsp.server import LanguageServer
 
 from pi_lsp import __version__
 from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
-from pi_lsp.daemon.encoding import encode_json
 from pi_lsp.daemon.workspaces import Workspace, Workspaces
 from pi_lsp.edits.bridge import EditMode
 from pi_lsp.edits.editor_fs import EditorFileSystem
 from pi_lsp.protocol.context import ServerContext
 from pi_lsp.protocol.registry import permission_asker, register
 from pi_lsp.protocol.wire import PiProtocol, converter_factory
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, dumps
 from pi_lsp.tools import FileSystem
 
 logger = logging.getLogger("pi_lsp")
@@ -52,7 +51,7 @@ def create_server() -> PiLanguageServer:
 
     def sink(session_id: str, seq: int, event: JsonObject) -> None:
         protocol.notify_raw(
-            "pi/event", encode_json({"sessionId": session_id, "seq": seq, "event": event})
+            "pi/event", dumps({"sessionId": session_id, "seq": seq, "event": event})
         )
 
     ctx = ServerContext(server=server, workspaces=Workspaces(sink))

@@ -15,15 +15,13 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import msgspec
-
 from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.thinking import ThinkingLevel, available_thinking_levels
 from pi_lsp.compaction import CompactionResult
 from pi_lsp.daemon.tree_view import TreeView
 from pi_lsp.daemon.turn_lock import TurnLock
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, dumps
 from pi_lsp.session.records import Record
 from pi_lsp.settings import Settings
 
@@ -31,8 +29,6 @@ logger = logging.getLogger(__name__)
 
 EventSink = Callable[[str, int, JsonObject], None]
 """``(session id, sequence number, event)``: sends one ``pi/event`` notification."""
-
-_encode = msgspec.json.Encoder().encode
 
 
 def wire_event(event: JsonObject) -> JsonObject:
@@ -147,7 +143,7 @@ class LiveSession:
         context = self.store.context()
         get = self.store.get
         entries = b",".join(r.raw for i in context.entry_ids if (r := get(i)) is not None)
-        head = _encode({"sessionId": self.id, "leafId": self.store.leaf_id})
+        head = dumps({"sessionId": self.id, "leafId": self.store.leaf_id})
         data = head[:-1] + b',"entries":[' + entries + b"]}"
         self._messages = (key, data)
         return data

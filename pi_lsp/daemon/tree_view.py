@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from pi_lsp.daemon.encoding import encode_json
 from pi_lsp.session import SessionStore
 from pi_lsp.session.ids import parse_iso_ms
+from pi_lsp.session.jsonl import dumps
 from pi_lsp.session.records import Record
 from pi_lsp.session.render import entry_preview
 
-_encode = encode_json  # msgspec, or escapes for lone surrogates
+_encode = dumps  # msgspec, or escapes for lone surrogates
 
 
 BLOCK = 256

@@ -39,21 +39,21 @@ CODES: list[tuple[type[BaseException], int]] = [
 """Checked in order (the first match wins)."""
 
 
-MAX_MESSAGE = 1000
+_MAX_MESSAGE = 1000
 """Characters of an error message, at most."""
 
 
 def bounded(message: str) -> str:
-    """``message`` cut to :data:`MAX_MESSAGE` characters, saying how long it was.
+    """``message`` cut to :data:`_MAX_MESSAGE` characters, saying how long it was.
 
     Messages echo what the editor sent (an unknown session id, folder or path; one problem per
     bad list item): a 50,000-character id must not come back as a 50 KB error, nor go to the
     log as one line (an editor reading stderr line by line may choke on it; pytest-lsp's reader
     did, and the daemon then blocked writing its log).
     """
-    if len(message) <= MAX_MESSAGE:
+    if len(message) <= _MAX_MESSAGE:
         return message
-    return f"{message[:MAX_MESSAGE]}… ({len(message)} characters)"
+    return f"{message[:_MAX_MESSAGE]}… ({len(message)} characters)"
 
 
 def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:

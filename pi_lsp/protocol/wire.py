@@ -22,10 +22,10 @@ from pygls.protocol import (
     default_converter,
 )
 
-from pi_lsp.daemon.encoding import encode_json
+from pi_lsp.session.jsonl import dumps
 
 logger = logging.getLogger(__name__)
-_encode = encode_json
+_encode = dumps  # msgspec, or escapes for lone surrogates
 _pending: set[asyncio.Future[Any]] = set()
 
 
