@@ -39,21 +39,17 @@ CODES: list[tuple[type[BaseException], int]] = [
 """Checked in order (the first match wins)."""
 
 
-_MAX_MESSAGE = 1000
-"""Characters of an error message, at most."""
-
-
-def bounded(message: str) -> str:
-    """``message`` cut to :data:`_MAX_MESSAGE` characters, saying how long it was.
+def bounded(message: str, limit: int = 1000) -> str:
+    """``message`` cut to ``limit`` characters, saying how long it was.
 
     Messages echo what the editor sent (an unknown session id, folder or path; one problem per
     bad list item): a 50,000-character id must not come back as a 50 KB error, nor go to the
     log as one line (an editor reading stderr line by line may choke on it; pytest-lsp's reader
     did, and the daemon then blocked writing its log).
     """
-    if len(message) <= _MAX_MESSAGE:
+    if len(message) <= limit:
         return message
-    return f"{message[:_MAX_MESSAGE]}… ({len(message)} characters)"
+    return f"{message[:limit]}… ({len(message)} characters)"
 
 
 def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:
