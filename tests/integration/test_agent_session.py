@@ -133,7 +133,9 @@ async def test_multi_turn_session_reads_edits_and_persists_each_message(project:
     assert reopened.context().to_json() == agent.store.context().to_json()
     ends = [e for e in events if e["type"] == "message_end"]
     assert all(agent.store.get(e["entryId"]) is not None for e in ends)
-    schema = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "agent-event.schema.json").read_text())
+    schema = json.loads(
+        (Path(__file__).resolve().parents[2] / "schemas" / "agent-event.schema.json").read_text()
+    )
     validator = jsonschema.Draft202012Validator(schema)
     invalid = [e["type"] for e in json.loads(json.dumps(events)) if not validator.is_valid(e)]
     assert invalid == [] and len(events) > 20

@@ -71,7 +71,9 @@ def test_entries_appended_elsewhere_are_indexed_before_the_next_append(tmp_path:
     mine = SessionStore.open(path, clock=Clock(3e9), uuids=counting_uuids())
     other = SessionStore.open(path, clock=Clock(4e9), uuids=lambda: os.urandom(16).hex())
     seen: list[list[str]] = []
-    mine.add_listener(lambda records, external: seen.append([r.id for r in records]) if external else None)
+    mine.add_listener(
+        lambda records, external: seen.append([r.id for r in records]) if external else None
+    )
     theirs = other.append_message(user("from the other editor"))
     new = mine.append_message(user("mine"))
     assert seen == [[theirs]]
