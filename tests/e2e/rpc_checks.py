@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 from collections import defaultdict
+from collections.abc import AsyncIterator, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -13,9 +15,12 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from pygls.exceptions import JsonRpcException
 from pygls.protocol import JsonRPCNotification, JsonRPCResponseMessage
+from pytest_lsp import ClientServerConfig
 
+from pi_lsp.devtools.fake_openai import FakeOpenAI
+from pi_lsp.devtools.fake_script import Script
 from pi_lsp.session.entries import SESSION_LINE
-from tests.e2e.conftest import Editor
+from tests.e2e.conftest import Editor, server_env, start_editor
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 CALL_TIMEOUT = 30.0
@@ -37,6 +42,27 @@ def exact_json(editor: Editor) -> Editor:
     for cls in (JsonRPCResponseMessage, JsonRPCNotification):
         converter.register_structure_hook(cls, keep)
     return editor
+
+
+@contextlib.asynccontextmanager
+async def daemon(
+    root: Path, agent_dir: Path, script: Script, settings: dict[str, Any] | None = None
+) -> AsyncIterator[Editor]:
+    """One daemon and its scripted provider for longer than a test (the ``start`` fixture's
+    steps, for module-scoped fixtures); results and events arrive as exact JSON."""
+    (root / "calc.py").write_text("def add(a, b):\n    return abs(a) + b\n")
+    with FakeOpenAI(script) as fake:
+        config = ClientServerConfig(
+            server_command=[sys.executable, "-m", "pi_lsp", "--stdio"],
+            server_env=server_env(agent_dir),
+        )
+        client = await config.start()
+        try:
+            yield exact_json(await start_editor(client, root, agent_dir, fake, settings=settings))
+        finally:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.shutdown_session(), 10)
+            await client.stop()
 
 
 async def call(editor: Editor, method: str, params: Any, timeout: float = CALL_TIMEOUT) -> Any:
@@ -86,10 +112,12 @@ def schema_errors(stem: str, value: Any) -> list[str]:
     ]
 
 
-def assert_events_valid(*editors: Editor) -> int:
+def assert_events_valid(*editors: Editor, restarts: int | None = 0) -> int:
     """Every ``pi/event`` fits the schema and each session's ``seq`` runs 1, 2, 3… per daemon.
 
-    Returns how many events were checked.
+    A session closed and opened again starts a new stream at 1 (its state's ``lastSeq`` says
+    so); ``restarts`` is how many such new starts the test caused (None: any number). Returns
+    how many events were checked.
     """
     checked = 0
     for editor in editors:
@@ -99,10 +127,20 @@ def assert_events_valid(*editors: Editor) -> int:
             assert not problems, f"event #{index} {_short(notification)}: {problems}"
             seqs[notification["sessionId"]].append(notification["seq"])
             checked += 1
+        started = 0
         for session_id, numbers in seqs.items():
-            assert numbers == list(range(1, len(numbers) + 1)), (
-                f"session {session_id}: seq not gap-free from 1: {_gaps(numbers)}"
-            )
+            streams: list[list[int]] = []
+            for number in numbers:
+                if number == 1 or not streams:
+                    streams.append([])
+                streams[-1].append(number)
+            started += len(streams) - 1
+            for stream in streams:
+                assert stream == list(range(1, len(stream) + 1)), (
+                    f"session {session_id}: seq not gap-free from 1: {_gaps(stream)}"
+                )
+        if restarts is not None:
+            assert started == restarts, f"{started} streams restarted at 1, expected {restarts}"
     return checked
 
 
@@ -135,6 +173,24 @@ def assert_single_chain(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return entries
 
 
+@contextlib.contextmanager
+def killed_on_failure(*editors: Editor) -> Iterator[None]:
+    """Kill the daemons if the block fails.
+
+    pytest-lsp's ``stop()`` waits for the server process to exit, and after a fatal client
+    error ``shutdown_session`` sends nothing: the fixture's teardown would wait forever and the
+    failure would never be reported.
+    """
+    try:
+        yield
+    except BaseException:
+        for editor in editors:
+            process = editor.client._server
+            if process is not None and process.returncode is None:
+                process.kill()
+        raise
+
+
 def server_pid(editor: Editor) -> int:
     """The daemon's process id."""
     process = editor.client._server
@@ -165,7 +221,7 @@ async def wait_process_exit(editor: Editor, timeout: float) -> int:
 
 
 def _gaps(numbers: list[int]) -> str:
-    expected = list(range(1, len(numbers) + 1))
+    expected = range(1, len(numbers) + 1)
     first = next(i for i, (a, b) in enumerate(zip(numbers, expected, strict=True)) if a != b)
     return f"at position {first}: {numbers[max(0, first - 3) : first + 3]}"
 

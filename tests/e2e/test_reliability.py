@@ -1,28 +1,58 @@
 """Reliability of the real daemon: bad params, unknown ids, errors never stop it, exit and kill.
 
 Every error is checked for its JSON-RPC code and for a message that names what was wrong, and
-after each one the daemon must still answer ``pi/session/state``.
+after each one the daemon must still answer ``pi/session/state``. The error tests share one
+daemon (module scope: each daemon imports litellm, seconds on a busy machine); the exit, kill
+and settings tests start their own.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import signal
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
-from pi_lsp.devtools.fake_script import Script, Turn
+import pytest
+import pytest_asyncio
+from lsprotocol import types as T
+
+from pi_lsp.devtools.fake_script import Script, ScriptToolCall, ScriptUsage, Turn
 from pi_lsp.protocol import errors
 from pi_lsp.protocol.methods import METHODS
 from tests.e2e.conftest import Editor
 from tests.e2e.rpc_checks import (
     assert_answers,
     assert_events_valid,
+    assert_single_chain,
     call,
+    daemon,
     exact_json,
+    forget_server,
+    killed_on_failure,
+    read_session_file,
     rpc_error,
+    server_pid,
+    wait_process_exit,
 )
 
 INVALID_PARAMS = -32602
 GREETING = Script(turns=[Turn(text="Hello there.")], default=Turn(text="Again."))
+shared_loop = pytest.mark.asyncio(loop_scope="module")
+"""For tests using the module's :func:`shared` daemon (its client lives on the module loop)."""
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[tuple[Editor, str]]:
+    """One daemon for the error tests, with a session that has one finished turn."""
+    root, agent_dir = tmp_path_factory.mktemp("project"), tmp_path_factory.mktemp("agent")
+    async with daemon(root, agent_dir, GREETING) as editor:
+        session, _ = await _session_with_a_turn(editor)
+        yield editor, session
 
 
 async def _session_with_a_turn(editor: Editor, text: str = "hi") -> tuple[str, dict[str, Any]]:
@@ -110,9 +140,11 @@ def _invalid_cases(session: str) -> list[tuple[str, Any, list[str]]]:
     ]
 
 
-async def test_invalid_params_name_the_field_and_the_daemon_keeps_answering(start: Any) -> None:
-    editor = exact_json(await start(GREETING))
-    session, _ = await _session_with_a_turn(editor)
+@shared_loop
+async def test_invalid_params_name_the_field_and_the_daemon_keeps_answering(
+    shared: tuple[Editor, str],
+) -> None:
+    editor, session = shared
     cases = _invalid_cases(session)
     methods_covered = {method for method, _, _ in cases}
     assert methods_covered == {m.name for m in METHODS}
@@ -126,9 +158,9 @@ async def test_invalid_params_name_the_field_and_the_daemon_keeps_answering(star
     assert_events_valid(editor)
 
 
-async def test_extra_fields_are_ignored(start: Any) -> None:
-    editor = exact_json(await start(GREETING))
-    session, _ = await _session_with_a_turn(editor)
+@shared_loop
+async def test_extra_fields_are_ignored(shared: tuple[Editor, str]) -> None:
+    editor, session = shared
     junk = {"junk": {"nested": [1, None]}, "sessionID": 5, "": "", "🦀": "crab"}
     state = await call(editor, "pi/session/state", {"sessionId": session, **junk})
     assert state["sessionId"] == session
@@ -162,9 +194,11 @@ def _minimal_params(method: str, session: str) -> dict[str, Any]:
     return {"sessionId": session, **extra.get(method, {})}
 
 
-async def test_unknown_session_is_a_clear_error_for_every_session_method(start: Any) -> None:
-    editor = exact_json(await start(GREETING))
-    session, _ = await _session_with_a_turn(editor)
+@shared_loop
+async def test_unknown_session_is_a_clear_error_for_every_session_method(
+    shared: tuple[Editor, str],
+) -> None:
+    editor, session = shared
     session_methods = [m.name for m in METHODS if "sessionId" in m.params.model_fields]
     assert len(session_methods) >= 14
     for method in session_methods:
@@ -184,9 +218,9 @@ async def test_unknown_session_is_a_clear_error_for_every_session_method(start: 
     assert_events_valid(editor)
 
 
-async def test_unknown_entry_is_a_clear_error(start: Any) -> None:
-    editor = exact_json(await start(GREETING))
-    session, _ = await _session_with_a_turn(editor)
+@shared_loop
+async def test_unknown_entry_is_a_clear_error(shared: tuple[Editor, str]) -> None:
+    editor, session = shared
     before = await assert_answers(editor, session)
     for method in ("pi/session/branch", "pi/session/fork", "pi/session/label"):
         params = {**_minimal_params(method, session), "entryId": "nope1234"}
@@ -201,12 +235,12 @@ async def test_unknown_entry_is_a_clear_error(start: Any) -> None:
     assert_events_valid(editor)
 
 
-async def test_unknown_folder_and_session_file(start: Any, tmp_path: Any) -> None:
-    editor = exact_json(await start(GREETING))
+@shared_loop
+async def test_unknown_folder_and_session_file(shared: tuple[Editor, str], tmp_path: Path) -> None:
+    editor, session = shared
     closed, _ = await _session_with_a_turn(editor)
     closed_file = (await assert_answers(editor, closed))["sessionFile"]
     assert await call(editor, "pi/session/close", {"sessionId": closed}) == {}
-    session, _ = await _session_with_a_turn(editor)
     elsewhere = (tmp_path / "elsewhere").as_uri()
     for method, params in [
         ("pi/sessions/list", {"folder": elsewhere}),
@@ -228,4 +262,232 @@ async def test_unknown_folder_and_session_file(start: Any, tmp_path: Any) -> Non
     error = await rpc_error(editor, "pi/session/open", {"path": str(tmp_path)})
     assert error.code == errors.SESSION_FILE, (error.code, error.message)
     await assert_answers(editor, session)
+    assert_events_valid(editor)
+
+
+@shared_loop
+async def test_huge_values_give_short_errors_and_the_daemon_keeps_answering(
+    shared: tuple[Editor, str],
+) -> None:
+    editor, session = shared
+    huge = "🦀" * 20_000  # 80 KB of UTF-8
+    with killed_on_failure(editor):
+        for method, params, code in [
+            ("pi/sessions/list", {"folder": huge}, errors.UNKNOWN_FOLDER),
+            ("pi/session/state", {"sessionId": huge}, errors.UNKNOWN_SESSION),
+            ("pi/session/open", {"path": "/" + huge}, errors.SESSION_FILE),
+            ("pi/session/label", {"sessionId": session, "entryId": huge}, errors.UNKNOWN_ENTRY),
+            (
+                "pi/session/prompt",
+                {"sessionId": session, "text": "x", "images": [1] * 5000},
+                -32602,
+            ),
+        ]:
+            error = await rpc_error(editor, method, params)
+            assert error.code == code, (method, error.code, error.message[:200])
+            assert len(error.message) < 1100 and "characters)" in error.message, error.message[-80:]
+        # The daemon logs every error; before messages were bounded, one 80 KB log line stopped
+        # the test client's stderr reader, the pipe filled and the daemon blocked on its log.
+        for _ in range(300):
+            await rpc_error(editor, "pi/session/state", {"sessionId": "nope"})
+        await assert_answers(editor, session)
+    assert_events_valid(editor)
+
+
+# ----------------------------------------------------------------- exit, kill -9
+
+
+HANGING_STREAM = Turn(text="A partial answer that never ends", chunk_size=4, hang_after=4)
+"""Streams a few chunks, then holds the connection open until the client goes away."""
+HANGING_TOOL = Turn(
+    text="Running it.",
+    tool_calls=[ScriptToolCall(name="bash", arguments={"command": "sleep 60", "timeout": 120})],
+)
+"""A tool call that runs for a minute."""
+
+
+async def _two_daemons_mid_turn(start: Any, hang: Turn) -> tuple[Editor, Editor, str, str]:
+    """Daemon A runs a hanging turn on a session that daemon B has open too.
+
+    Returns ``(a, b, session id, session file)`` once B's prompt has been refused.
+    """
+    a = exact_json(
+        await start(
+            Script(turns=[Turn(text="First answer."), hang]),
+            settings={"permissions": {"bash": "allow"}},
+        )
+    )
+    session, _ = await _session_with_a_turn(a)  # the file exists once the first reply is stored
+    path = (await assert_answers(a, session))["sessionFile"]
+    b = exact_json(await start(Script(default=Turn(text="B's answer."))))
+    opened = await call(b, "pi/session/open", {"path": path})
+    assert opened["sessionId"] == session and opened["isStreaming"] is False
+    await call(a, "pi/session/prompt", {"sessionId": session, "text": "take your time"})
+    if hang.hang_after is not None:
+        await a.wait_for("message_update", count=3)
+    else:
+        await a.wait_for("tool_execution_start")
+    refused = await rpc_error(b, "pi/session/prompt", {"sessionId": session, "text": "me too"})
+    assert refused.code == errors.BUSY_ELSEWHERE, (refused.code, refused.message)
+    assert "busy in another process" in refused.message
+    return a, b, session, path
+
+
+async def _b_takes_the_turn(b: Editor, session: str, path: str) -> list[dict[str, Any]]:
+    """B's prompt now succeeds, its turn ends, and the file is one valid chain."""
+    ends = len(_ends(b))
+    ack = await call(b, "pi/session/prompt", {"sessionId": session, "text": "me too"})
+    assert ack["queued"] is False and ack["userEntryId"]
+    await b.wait_for("agent_end", count=ends + 1)
+    await _until_idle(b, session)
+    entries = assert_single_chain(read_session_file(path))
+    assert entries[-1]["message"]["content"][0]["text"] == "B's answer."
+    return entries
+
+
+async def test_exit_aborts_a_streaming_turn_and_releases_the_lock(start: Any) -> None:
+    a, b, session, path = await _two_daemons_mid_turn(start, HANGING_STREAM)
+    await asyncio.wait_for(a.client.shutdown_session(), 10)  # shutdown + exit, process gone
+    forget_server(a, "the test shut the daemon down")
+    assert a.client._server is not None and a.client._server.returncode == 0
+    lines = read_session_file(path)
+    last = lines[-1]
+    assert last["type"] == "message" and last["message"]["role"] == "assistant", last
+    assert last["message"]["stopReason"] == "aborted", last["message"]
+    entries = await _b_takes_the_turn(b, session, path)
+    roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
+    # A's first turn, A's aborted turn, B's turn.
+    assert roles == ["user", "assistant"] * 3, roles
+    assert_events_valid(a, b)
+
+
+async def test_exit_during_a_tool_call_leaves_every_call_answered(start: Any) -> None:
+    a, b, session, path = await _two_daemons_mid_turn(start, HANGING_TOOL)
+    await asyncio.wait_for(a.client.shutdown_session(), 10)
+    forget_server(a, "the test shut the daemon down")
+    messages = [
+        line["message"] for line in read_session_file(path)[1:] if line["type"] == "message"
+    ]
+    calls = [
+        part["id"]
+        for m in messages
+        if m["role"] == "assistant"
+        for part in m["content"]
+        if part["type"] == "toolCall"
+    ]
+    answered = [m["toolCallId"] for m in messages if m["role"] == "toolResult"]
+    assert calls and sorted(calls) == sorted(answered), (calls, answered)
+    await _b_takes_the_turn(b, session, path)
+    assert_events_valid(a, b)
+
+
+async def test_kill_9_mid_turn_releases_the_lock(start: Any) -> None:
+    a, b, session, path = await _two_daemons_mid_turn(start, HANGING_STREAM)
+    os.kill(server_pid(a), signal.SIGKILL)
+    assert await wait_process_exit(a, 10) == -signal.SIGKILL
+    forget_server(a, "the test killed the daemon")
+    read_session_file(path)  # whatever was written is whole lines
+    entries = await _b_takes_the_turn(b, session, path)
+    roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
+    # A's first turn, A's prompt (killed before any reply was stored), B's turn.
+    assert roles == ["user", "assistant", "user", "user", "assistant"], roles
+    assert_events_valid(a, b)
+
+
+# ----------------------------------------------------------------- settings
+
+
+async def test_bad_settings_warn_and_the_default_applies(start: Any) -> None:
+    script = Script(
+        turns=[Turn(text="A long answer.", usage=ScriptUsage(prompt_tokens=5000))],
+        default=Turn(text="## Goal\nSummarized."),
+    )
+    settings = {
+        "compaction": {"reserveTokens": "lots"},
+        "models": {"openai/fake-model": {"contextWindow": 20_000}},
+    }
+    editor = exact_json(await start(script, settings=settings))
+    # Sent while pygls handles `initialize`, which may come after the early answer to it.
+    for _ in range(500):
+        if editor.client.messages:
+            break
+        await asyncio.sleep(0.02)
+    (warning,) = editor.client.messages
+    assert warning.type == T.MessageType.Warning
+    assert "1 setting(s) ignored" in warning.message, warning.message
+    assert "compaction.reserveTokens" in warning.message
+    assert "16384" in warning.message  # the default used instead
+    logged = [m.message for m in editor.client.log_messages if "reserveTokens" in m.message]
+    assert len(logged) == 1, logged
+    session = (await call(editor, "pi/session/new", {}))["sessionId"]
+    await call(editor, "pi/session/prompt", {"sessionId": session, "text": "hi"})
+    # 5007 tokens used of a 20000 window: above the threshold only with the default reserve
+    # (20000 - 16384 = 3616), so automatic compaction must start.
+    (start_event,) = await editor.wait_for("auto_compaction_start")
+    assert start_event["event"]["reason"] == "threshold"
+    await editor.wait_for("auto_compaction_end")
+    await _until_idle(editor, session)
+    assert_events_valid(editor)
+
+
+@shared_loop
+async def test_text_that_is_not_unicode_is_refused_or_carried(
+    shared: tuple[Editor, str], tmp_path: Path
+) -> None:
+    editor, _ = shared
+    session, _ = await _session_with_a_turn(editor)
+    # From an editor: a lone surrogate (JSON's "\ud83d" escape) is invalid params, never stored.
+    # Before the check, such a prompt was stored and then broke the session's tree and events.
+    for method, params, field in [
+        ("pi/session/prompt", {"text": "half an emoji \ud83d"}, "text"),
+        ("pi/session/steer", {"text": "\udcff"}, "text"),
+        ("pi/session/rename", {"name": "x\ud800"}, "name"),
+        (
+            "pi/session/prompt",
+            {"text": "ok", "images": [{"data": "\ud800", "mimeType": "a"}]},
+            "images.0.data",
+        ),
+    ]:
+        error = await rpc_error(editor, method, {"sessionId": session, **params})
+        # Constrained fields are refused by pydantic ("unable to parse raw data as a unicode
+        # string"), the others by the daemon's own check; both name the field.
+        assert error.code == INVALID_PARAMS and f"{field}: " in error.message, (
+            method,
+            error.message,
+        )
+    ignored = await call(editor, "pi/session/state", {"sessionId": session, "junk": "\ud800"})
+    assert ignored["sessionId"] == session
+    # From a session file: pi (JavaScript) writes a lone surrogate as that escape, and such a
+    # session still opens, answers and streams events without gaps. (A copy of this session
+    # under a new id, so the stream of the open one is left alone.)
+    source = Path((await assert_answers(editor, session))["sessionFile"])
+    header, *entries = read_session_file(source)
+    header["id"] = str(uuid.uuid4())
+    broken = {
+        "type": "session_info",
+        "id": "5e55f00d",
+        "parentId": entries[-1]["id"],
+        "timestamp": entries[-1]["timestamp"],
+        "name": "half an emoji \ud83d",
+    }
+    path = tmp_path / "written-by-pi.jsonl"
+    # json.dumps escapes the surrogate as "\\ud83d", as JSON.stringify does.
+    path.write_text("".join(json.dumps(line) + "\n" for line in [header, *entries, broken]))
+    opened = await call(editor, "pi/session/open", {"path": str(path)})
+    assert opened["sessionName"] == "half an emoji \ud83d"
+    reopened = opened["sessionId"]
+    tree = await call(editor, "pi/session/tree", {"sessionId": reopened})
+    assert tree["leafId"] == "5e55f00d"
+    await call(editor, "pi/session/messages", {"sessionId": reopened})
+    ends = len(_ends(editor))
+    await call(editor, "pi/session/prompt", {"sessionId": reopened, "text": "still here?"})
+    await editor.wait_for("agent_end", count=ends + 1)
+    await _until_idle(editor, reopened)
+    named = [
+        e
+        for e in editor.events
+        if e["event"]["type"] == "state_changed"
+        and e["event"]["state"]["sessionName"] == "half an emoji \ud83d"
+    ]
+    assert named
     assert_events_valid(editor)
