@@ -145,8 +145,14 @@ def assert_events_valid(*editors: Editor, restarts: int | None = 0) -> int:
 
 
 def read_session_file(path: str | Path) -> list[dict[str, Any]]:
-    """Every line of a session file, each validated as a session line."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    """Every line of a session file, each validated as a session line.
+
+    Lines end at ``\n`` only: JSON leaves U+0085, U+2028 and U+2029 unescaped (as pi's
+    ``JSON.stringify`` does), and ``str.splitlines`` would cut a line at them.
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    assert text.endswith("\n"), f"{path}: the last line is not terminated"
+    lines = text[:-1].split("\n")
     for number, line in enumerate(lines, 1):
         try:
             SESSION_LINE.validate_json(line)

@@ -126,6 +126,22 @@ def test_round_trip_gives_the_same_tree_and_context(tmp_path: Path) -> None:
     assert reopened.diagnostics == []
 
 
+def test_unicode_line_separators_stay_inside_their_line(tmp_path: Path) -> None:
+    # JSON (and pi's JSON.stringify) leaves U+0085, U+2028 and U+2029 unescaped; a reader that
+    # split lines at them (Python's str.splitlines) would see torn lines. Lines end at \n only.
+    text = "a\x85b\u2028c\u2029d\x1ce\x0bf\x0cg\rh\ni"
+    s = new_store(tmp_path)
+    s.append_message(user(text))
+    s.append_message(assistant(text))
+    assert s.path is not None
+    raw = s.path.read_text(encoding="utf-8")
+    assert raw.count("\n") == 3 and "\u2028" in raw and "\x85" in raw
+    reopened = SessionStore.open(s.path)
+    assert reopened.diagnostics == []
+    assert reopened.context().to_json() == s.context().to_json()
+    assert reopened.context().to_json()["messages"][0]["content"][0]["text"] == text
+
+
 def test_foreign_fields_and_entry_types_survive(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     header = {
