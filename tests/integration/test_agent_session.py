@@ -240,7 +240,7 @@ async def test_abort_mid_stream_stores_the_partial_reply(project: Path) -> None:
             await agent.prompt("second prompt while streaming")
         await agent.abort()
         await task
-        assert fake.wait_for_disconnects(1)
+        assert await asyncio.to_thread(fake.wait_for_disconnects, 1)
     last = agent.store.context().messages[-1]
     assert last["stopReason"] == "aborted" and last["content"][0]["text"].startswith("a l")
     assert file_lines(agent)[-1]["message"]["stopReason"] == "aborted"

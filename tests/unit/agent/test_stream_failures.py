@@ -115,7 +115,7 @@ async def test_abort_mid_stream_keeps_partial_and_closes_the_connection(
     AssistantMessage.model_validate(message)
     assert message["stopReason"] == "aborted"
     assert message["content"] == [{"type": "text", "text": "Work"}]
-    assert fake.wait_for_disconnects(1)
+    assert await asyncio.to_thread(fake.wait_for_disconnects, 1)
     assert fake.completed_streams == 0
 
 
@@ -129,7 +129,7 @@ async def test_abort_of_a_slow_stream_closes_it(
         if event["type"] == "text_delta":
             abort.set()
     assert stream.message["stopReason"] == "aborted"
-    assert fake.wait_for_disconnects(1)
+    assert await asyncio.to_thread(fake.wait_for_disconnects, 1)
 
 
 async def test_abort_before_the_call_sends_nothing(
@@ -162,7 +162,7 @@ async def test_task_cancellation_finalises_as_aborted_and_propagates(
     with pytest.raises(asyncio.CancelledError):
         await task
     assert stream.message["stopReason"] == "aborted"
-    assert fake.wait_for_disconnects(1)
+    assert await asyncio.to_thread(fake.wait_for_disconnects, 1)
 
 
 async def test_closing_the_stream_early_closes_the_connection(
@@ -173,7 +173,7 @@ async def test_closing_the_stream_early_closes_the_connection(
         async for event in stream:
             if event["type"] == "text_delta":
                 break
-    assert fake.wait_for_disconnects(1)
+    assert await asyncio.to_thread(fake.wait_for_disconnects, 1)
     assert stream.message["stopReason"] == "aborted"
     assert stream.message["content"] == [{"type": "text", "text": "Hang"}]
 
@@ -195,7 +195,8 @@ async def test_abort_while_waiting_for_the_response_headers(
     await setter
     assert [(e["type"], e["reason"]) for e in events] == [("error", "aborted")]
     assert stream.message["content"] == []
-    assert fake.wait_for_disconnects(1)  # the server's first writes after the delay fail
+    # The server's first writes after the delay fail.
+    assert await asyncio.to_thread(fake.wait_for_disconnects, 1)
 
 
 async def test_outer_cancellation_wins_over_a_pending_abort(
@@ -219,7 +220,7 @@ async def test_outer_cancellation_wins_over_a_pending_abort(
     with pytest.raises(asyncio.CancelledError):
         await task
     assert stream.message["stopReason"] == "aborted"
-    assert fake.wait_for_disconnects(1)
+    assert await asyncio.to_thread(fake.wait_for_disconnects, 1)
 
 
 @pytest.mark.parametrize("variable", ["OPENAI_BASE_URL", "OPENAI_API_BASE"])
