@@ -151,6 +151,8 @@ def read_session_file(path: str | Path) -> list[dict[str, Any]]:
     ``JSON.stringify`` does), and ``str.splitlines`` would cut a line at them.
     """
     text = Path(path).read_text(encoding="utf-8")
+    if not text:  # an empty file opened as a session: nothing is written before a reply
+        return []
     assert text.endswith("\n"), f"{path}: the last line is not terminated"
     lines = text[:-1].split("\n")
     for number, line in enumerate(lines, 1):
