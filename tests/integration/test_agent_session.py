@@ -186,6 +186,26 @@ async def test_retries_give_up_after_max_and_auth_errors_are_not_retried(project
     assert not [e for e in events if e["type"].startswith("auto_retry")]
 
 
+async def test_abort_cancels_the_wait_before_a_retry(project: Path) -> None:
+    script = [Turn(error=ScriptError(status=503)), Turn(text="never sent")]
+    with FakeOpenAI(script) as fake:
+        agent, events = await make_agent(project, fake, retry={"baseDelayMs": 600_000})
+        task = asyncio.ensure_future(agent.prompt("hello"))
+        while not any(e["type"] == "auto_retry_start" for e in events):
+            await asyncio.sleep(0.01)
+        await agent.abort()
+        await asyncio.wait_for(task, 30)  # not the ten minutes of the retry delay
+        assert len(fake.requests) == 1
+    (end,) = [e for e in events if e["type"] == "auto_retry_end"]
+    assert end == {
+        "type": "auto_retry_end",
+        "success": False,
+        "attempt": 1,
+        "finalError": "Retry cancelled",
+    }
+    assert not agent.is_streaming
+
+
 async def test_context_overflow_compacts_once_and_retries(project: Path) -> None:
     turns = [Turn(text=f"answer {i}", usage=ScriptUsage(prompt_tokens=1000)) for i in range(4)]
     script = Script(

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_lsp.agent.loop import SKIPPED, LoopHooks, run_loop
+from pi_lsp.agent.queues import MessageQueue, QueueMode
 from pi_lsp.tools import create_tools
 from tests.unit.agent_loop.scripted import Reply, Script, SleepTool, kinds, recorder, tool_map
 
@@ -162,6 +166,28 @@ async def test_follow_up_runs_only_when_the_agent_would_stop() -> None:
     )
     assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
     assert kinds(events).count("agent_end") == 1 and kinds(events).count("turn_start") == 2
+
+
+@pytest.mark.parametrize(
+    ("mode", "roles", "calls"),
+    [
+        ("one-at-a-time", ["user", "assistant"] * 3, 3),
+        ("all", ["user", "assistant", "user", "user", "assistant"], 2),
+    ],
+)
+async def test_follow_up_queue_modes(mode: QueueMode, roles: list[str], calls: int) -> None:
+    script = Script(Reply("first"), Reply("second"), Reply("third"))
+    _events, emit = recorder()
+    queue = MessageQueue(mode)
+    queue.push(user("one more"))
+    queue.push(user("and another"))
+    loop_hooks = dataclasses.replace(hooks(script, {}, emit), follow_up=queue.take)
+    messages: list[dict[str, Any]] = []
+    await run_loop(messages, [user("go")], loop_hooks, asyncio.Event())
+    assert [m["role"] for m in messages] == roles
+    assert len(script.seen) == calls and len(queue) == 0
+    texts = [m["content"][0]["text"] for m in messages if m["role"] == "user"]
+    assert texts == ["go", "one more", "and another"]
 
 
 async def test_abort_while_streaming_stores_an_aborted_reply() -> None:
