@@ -39,17 +39,26 @@ NEOVIM_CAPABILITIES = T.ClientCapabilities(
     workspace=T.WorkspaceClientCapabilities(
         apply_edit=True,
         workspace_edit=T.WorkspaceEditClientCapabilities(
-            document_changes=True, resource_operations=[T.ResourceOperationKind.Create]
+            resource_operations=[
+                T.ResourceOperationKind.Rename,
+                T.ResourceOperationKind.Create,
+                T.ResourceOperationKind.Delete,
+            ]
         ),
         workspace_folders=True,
         configuration=True,
     ),
     window=T.WindowClientCapabilities(work_done_progress=True),
     general=T.GeneralClientCapabilities(
-        position_encodings=[T.PositionEncodingKind.Utf8, T.PositionEncodingKind.Utf16]
+        position_encodings=[
+            T.PositionEncodingKind.Utf8,
+            T.PositionEncodingKind.Utf16,
+            T.PositionEncodingKind.Utf32,
+        ]
     ),
 )
-"""What Neovim (0.10+) announces: UTF-8 positions preferred, no change annotations."""
+"""What Neovim 0.11 announces (``make_client_capabilities()``): UTF-8 positions preferred, no
+``documentChanges`` (so edits go out as unversioned ``changes``) and no change annotations."""
 
 
 @dataclass

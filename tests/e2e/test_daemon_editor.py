@@ -70,9 +70,15 @@ async def test_unsaved_buffer_is_read_and_edited_through_apply_edit(
     assert "# unsaved" in read["content"][0]["text"]  # the editor's buffer, not the disk
     assert not edit["isError"], edit["content"]
     assert len(editor.edits) == 1
-    (change,) = editor.edits[0].document_changes
-    assert change.text_document.uri == uri and change.text_document.version == 1
-    (text_edit,) = change.edits
+    sent = editor.edits[0]
+    if capabilities.workspace.workspace_edit.document_changes:  # VS Code: versioned
+        (change,) = sent.document_changes
+        assert change.text_document.uri == uri and change.text_document.version == 1
+        assert sent.changes is None
+        (text_edit,) = change.edits
+    else:  # Neovim: unversioned changes (the version is checked just before sending)
+        assert sent.document_changes is None and list(sent.changes) == [uri]
+        (text_edit,) = sent.changes[uri]
     assert text_edit.new_text == "" or "abs(" not in text_edit.new_text
     assert (editor.root / "calc.py").read_text() == disk_before  # disk untouched until saved
 
