@@ -82,16 +82,32 @@ class Workspaces:
     def set_folders(self, folders: list[tuple[str, str]]) -> list[str]:
         """Replace the folder list ``[(uri, path)]``; returns settings problems."""
         self.folders = {uri: Workspace(uri=uri, cwd=path) for uri, path in folders}
+        self._update_roots()
         return self.reload_settings()
 
     def add_folder(self, uri: str, path: str) -> list[str]:
         """Add one folder; returns its settings problems."""
         self.folders[uri] = Workspace(uri=uri, cwd=path)
+        self._update_roots()
         return self._load(self.folders[uri])
 
     def remove_folder(self, uri: str) -> None:
         """Forget a folder (its open sessions stay open until closed)."""
         self.folders.pop(uri, None)
+        self._update_roots()
+
+    def _update_roots(self) -> None:
+        """Give every open session's permission gate the current folder list.
+
+        A gate gets the roots when its session opens; without this, a session open before a
+        folder was added would ask before writing inside it, and one open before a folder was
+        removed would still write there without asking.
+        """
+        roots = self.roots()
+        for live in self.sessions.values():
+            gate = live.agent.config.permissions
+            if gate is not None:
+                gate.roots = roots
 
     def configure(self, overrides: Mapping[str, Any]) -> list[str]:
         """New editor settings for every folder; returns the problems found."""
