@@ -74,6 +74,8 @@ class Workspaces:
         self.overrides: dict[str, Any] = {}
         self.folders: dict[str, Workspace] = {}
         self.sessions: dict[str, LiveSession] = {}
+        self._opened_in: dict[str, Workspace] = {}
+        """The folder each open session was opened in (kept when the folder is removed)."""
         self._background: set[asyncio.Future[None]] = set()
         self._default = Workspace(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
 
@@ -122,10 +124,15 @@ class Workspaces:
         per folder.
         """
         problems: list[str] = []
-        for workspace in [*self.folders.values(), self._default]:
+        loaded = [*self.folders.values(), self._default]
+        for workspace in loaded:
             problems += self._load(workspace)
         for live in self.sessions.values():  # open sessions follow from their next turn
-            live.apply_settings(self._folder_of(live.store.cwd).settings)
+            workspace = self.workspace_of(live)
+            if not any(workspace is done for done in loaded):  # its folder was removed
+                problems += self._load(workspace)
+                loaded.append(workspace)
+            live.apply_settings(workspace.settings)
         return list(dict.fromkeys(problems))
 
     def _load(self, workspace: Workspace) -> list[str]:
@@ -154,6 +161,17 @@ class Workspaces:
             ):
                 best = workspace
         return best or self.folder(None)
+
+    def workspace_of(self, live: LiveSession) -> Workspace:
+        """The folder a session belongs to: the one it was opened in.
+
+        The folder's current object while it is a workspace folder; as it was if it has been
+        removed since (its settings files still apply to its open sessions).
+        """
+        opened = self._opened_in.get(live.id)
+        if opened is None:
+            return self._folder_of(live.store.cwd)
+        return self.folders.get(opened.uri, opened)
 
     def roots(self) -> list[str]:
         """Paths of all folders (writes inside them need no permission)."""
@@ -216,13 +234,12 @@ class Workspaces:
             if end is not None
             else SessionStore.create(source.store.cwd, parent_session=str(source.store.path))
         )
-        workspace = self._folder_of(source.store.cwd)
-        return await self._live(store, workspace), text
+        return await self._live(store, self.workspace_of(source)), text
 
     async def set_model(self, session_id: str, model: str) -> LiveSession:
         """Switch a session's model (``provider/model``)."""
         live = self.get(session_id)
-        workspace = self._folder_of(live.store.cwd)
+        workspace = self.workspace_of(live)
         info = await resolve(
             ModelRef.parse(model, default_provider=workspace.settings.defaultProvider),
             workspace.settings,
@@ -244,6 +261,7 @@ class Workspaces:
         lock = TurnLock(key, self.agent_dir / "pi-lsp" / "locks")
         live = LiveSession(agent, self._sink, lock, workspace.uri)
         self.sessions[live.id] = live
+        self._opened_in[live.id] = workspace
         warming = asyncio.ensure_future(live.tree.warm())  # the first tree request is then fast
         self._background.add(warming)
         warming.add_done_callback(self._background.discard)
@@ -255,6 +273,7 @@ class Workspaces:
     async def close(self, session_id: str) -> None:
         """Close one session."""
         live = self.sessions.pop(session_id, None)
+        self._opened_in.pop(session_id, None)
         if live is not None:
             await live.close()
 
