@@ -8,16 +8,14 @@ Prints the preparation with the corpus's field names (``firstKeptEntryId``, ``is
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_lsp.cli import CommandError
+from pi_lsp.cli.sessions_cmd import open_session_file, print_json
 
 if TYPE_CHECKING:
     from pi_lsp.compaction import CompactionPreparation
-    from pi_lsp.session import SessionStore
 
 
 def _tokens(text: str) -> int:
@@ -55,24 +53,6 @@ def register(sub: Any) -> None:
     plan.set_defaults(handler=_plan)
 
 
-def _open(path: Path) -> SessionStore:
-    from pi_lsp.session import SessionFileError, SessionStore
-
-    if not path.exists():
-        raise CommandError(f"{path}: no such session file")
-    try:
-        store = SessionStore.open(path)
-    except SessionFileError as exc:
-        raise CommandError(str(exc)) from None
-    except OSError as exc:
-        raise CommandError(f"{path}: {exc.strerror or exc}") from None
-    if not store.persisted:
-        raise CommandError(f"{path}: empty file, not a session yet")
-    for diagnostic in store.diagnostics:
-        print(f"pi-lsp: warning: {diagnostic}", file=sys.stderr)
-    return store
-
-
 def _plan(args: argparse.Namespace) -> int:
     from pi_lsp.compaction import (
         AlreadyCompactedError,
@@ -84,7 +64,7 @@ def _plan(args: argparse.Namespace) -> int:
         plan_compaction,
     )
 
-    store = _open(args.file)
+    store = open_session_file(args.file)
     leaf = args.leaf or store.leaf_id
     if leaf is None or store.get(leaf) is None:
         raise CommandError(f"{args.file}: entry {leaf} not found")
@@ -96,20 +76,15 @@ def _plan(args: argparse.Namespace) -> int:
     except (AlreadyCompactedError, NothingToCompactError) as exc:
         reason = getattr(exc, "reason", "already compacted: the leaf is a compaction entry")
         if args.json:
-            _print_json(NothingToCompact(reason=reason).model_dump(by_alias=True))
+            print_json(NothingToCompact(reason=reason).model_dump(by_alias=True))
         else:
             print(f"nothing to compact: {reason}")
         return 0
     if args.json:
-        _print_json(prep.to_plan().model_dump(by_alias=True))
+        print_json(prep.to_plan().model_dump(by_alias=True))
     else:
         _print_plan(prep, estimator.name)
     return 0
-
-
-def _print_json(value: Any) -> None:
-    json.dump(value, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
 
 
 def _print_plan(prep: CompactionPreparation, estimator: str) -> None:

@@ -46,18 +46,25 @@ def register(sub: Any) -> None:
     context.set_defaults(handler=_context)
 
 
-def _print_json(value: Any) -> None:
+def print_json(value: Any) -> None:
+    """One JSON document on stdout (non-ASCII kept as is), newline-terminated."""
     json.dump(value, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
 
 
-def _open(path: Path) -> SessionStore:
+def open_session_file(path: Path) -> SessionStore:
+    """Open a session file for reading, or a :class:`CommandError` saying why not.
+
+    The reader's diagnostics (skipped lines and the like) go to stderr as warnings.
+    """
     if not path.exists():
         raise CommandError(f"{path}: no such session file")
     try:
         store = SessionStore.open(path)
     except SessionFileError as exc:
         raise CommandError(str(exc)) from None
+    except OSError as exc:
+        raise CommandError(f"{path}: {exc.strerror or exc}") from None
     if not store.persisted:
         raise CommandError(f"{path}: empty file, not a session yet")
     for diagnostic in store.diagnostics:
@@ -69,7 +76,7 @@ def _list(args: argparse.Namespace) -> int:
     lister = SessionLister()
     infos = lister.list_all(agent_dir()) if args.all else lister.list_cwd(args.cwd or os.getcwd())
     if args.json:
-        _print_json([info.model_dump() for info in infos])
+        print_json([info.model_dump() for info in infos])
         return 0
     if not infos:
         print("(no sessions)")
@@ -81,23 +88,23 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _tree(args: argparse.Namespace) -> int:
-    store = _open(args.file)
+    store = open_session_file(args.file)
     tree = store.tree()
     if args.json:
-        _print_json(tree.to_json())
+        print_json(tree.to_json())
     else:
         sys.stdout.write(render_tree(tree, store.leaf_id))
     return 0
 
 
 def _context(args: argparse.Namespace) -> int:
-    store = _open(args.file)
+    store = open_session_file(args.file)
     try:
         context = store.context(args.leaf)
     except EntryNotFoundError as exc:
         raise CommandError(f"{args.file}: {exc}") from None
     if args.json:
-        _print_json(context.to_json())
+        print_json(context.to_json())
     else:
         sys.stdout.write(render_context(context))
     return 0

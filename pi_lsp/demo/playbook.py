@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_lsp.devtools.fake_script import ScriptToolCall, ScriptUsage, Turn
+from pi_lsp.devtools.fake_script import ScriptToolCall, ScriptUsage, Turn, message_text
 
 PROJECT = {
     "calc.py": 'def add(a, b):\n    """Add two numbers."""\n    return abs(a) + b\n',
@@ -101,15 +101,6 @@ PLAYS: dict[str, list[Turn]] = {
 }
 
 
-def _text(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""
-
-
 def respond(body: dict[str, Any]) -> Turn:
     """The fake model's reply to one chat-completions request."""
     messages = body.get("messages") or []
@@ -119,7 +110,7 @@ def respond(body: dict[str, Any]) -> Turn:
     for message in reversed(messages):
         if message.get("role") == "tool":
             steps += 1
-        elif message.get("role") == "user" and _text(message) in PLAYS:
-            play = PLAYS[_text(message)]
+        elif message.get("role") == "user" and message_text(message) in PLAYS:
+            play = PLAYS[message_text(message)]
             return play[min(steps, len(play) - 1)]
     return Turn(text="(the demo script has no reply for this)")

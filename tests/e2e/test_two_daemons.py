@@ -29,13 +29,7 @@ SLOW = "take your time"
 
 def _texts(messages: dict[str, Any]) -> list[str]:
     """The text of each message entry of a ``pi/session/messages`` result."""
-    return [
-        "".join(p.get("text", "") for p in e["message"]["content"] if isinstance(p, dict))
-        if isinstance(e["message"]["content"], list)
-        else e["message"]["content"]
-        for e in messages["entries"]
-        if e["type"] == "message"
-    ]
+    return [message_text(e["message"]) for e in messages["entries"] if e["type"] == "message"]
 
 
 async def _turn(editor: Editor, session: str, text: str) -> str:
@@ -116,11 +110,7 @@ async def test_a_second_daemon_is_refused_then_sees_the_turn_and_takes_its_own(
     await _turn(a, session, "back to A")
 
     entries = assert_single_chain(read_session_file(path))
-    texts = [
-        message_text(e["message"]) if isinstance(e["message"]["content"], list) else ""
-        for e in entries
-        if e["type"] == "message"
-    ]
+    texts = [message_text(e["message"]) for e in entries if e["type"] == "message"]
     assert texts == [
         "hello",
         "First answer.",
