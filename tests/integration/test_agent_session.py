@@ -254,7 +254,13 @@ async def test_abort_mid_stream_stores_the_partial_reply(project: Path) -> None:
     with FakeOpenAI(script) as fake:
         agent, events = await make_agent(project, fake)
         task = asyncio.ensure_future(agent.prompt("go"))
-        while not any(e["type"] == "message_update" for e in events):
+        # Until the second chunk has arrived (the server sends three, then hangs).
+        while not any(
+            e["type"] == "message_update"
+            and e["message"]["content"]
+            and e["message"]["content"][0].get("text", "").startswith("a l")
+            for e in events
+        ):
             await asyncio.sleep(0.01)
         with pytest.raises(AgentBusyError):
             await agent.prompt("second prompt while streaming")
