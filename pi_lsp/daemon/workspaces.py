@@ -50,8 +50,10 @@ class Workspace:
     problems: list[str] = field(default_factory=list)
 
 
-FsFactory = Callable[[Workspace], FileSystem | None]
+FsFactory = Callable[[Workspace, str], FileSystem | None]
+"""The tools' file system for a session: ``(its folder, its session id)``."""
 AskerFactory = Callable[[str], Asker]
+"""The permission asker of a session, given its id."""
 
 
 class Workspaces:
@@ -252,7 +254,7 @@ class Workspaces:
         asker = self._asker_factory(store.session_id) if self._asker_factory else None
         gate = PermissionGate(workspace.settings.permissions, roots=self.roots(), ask=asker)
         options = AgentOptions(
-            fs=self._fs_factory(workspace) if self._fs_factory else None,
+            fs=self._fs_factory(workspace, store.session_id) if self._fs_factory else None,
             project=self.project,
             permissions=gate,
         )
