@@ -412,6 +412,7 @@ class PiAgent:
                 config_options=await self._options(state.live),
             )
             self.outbox.send(state.live.id, update)
+            await self.outbox.drain()
 
     # ----------------------------------------------------------------- extensions
 

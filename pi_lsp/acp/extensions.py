@@ -88,6 +88,7 @@ async def call(agent: PiAgent, method: str, params: dict[str, Any]) -> dict[str,
         usage = state.usage_update()
         if usage is not None and agent.outbox is not None:
             agent.outbox.send(state.live.id, usage)
+            await agent.outbox.drain()
         return compacted.model_dump(mode="json", by_alias=True)
     if method == "pi/steer":
         steer: SteerParams = _parse(SteerParams, params)

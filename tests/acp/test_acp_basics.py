@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from acp import RequestError, text_block
-from acp.schema import ToolCallProgress, ToolCallStart
+from acp.schema import ToolCallStart
 
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
 from pi_lsp.session import SessionStore
