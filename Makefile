@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: help demo test lint typecheck pytest bench schemas clean
+.PHONY: help demo test lint typecheck pytest bench schemas clean acp-ts
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,7 +28,15 @@ lint: $(STAMP) ## ruff
 typecheck: $(STAMP) ## mypy --strict on pi_lsp/
 	$(VENV)/bin/mypy
 
-pytest: $(STAMP) ## the test suite
+ACP_TS := tests/acp_ts/node_modules/.installed
+
+$(ACP_TS): tests/acp_ts/package.json tests/acp_ts/package-lock.json
+	cd tests/acp_ts && npm ci --no-audit --no-fund
+	touch $(ACP_TS)
+
+acp-ts: $(ACP_TS) ## install the TypeScript ACP test client (npm ci)
+
+pytest: $(STAMP) $(ACP_TS) ## the test suite
 	$(PY) -m pytest
 
 bench: $(STAMP) ## benchmarks; results go to docs/benchmarks.md by hand
