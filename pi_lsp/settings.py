@@ -16,9 +16,8 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pi_lsp.literals import QueueMode, ThinkingLevel
 from pi_lsp.session.paths import agent_dir
-
-QueueMode = Literal["all", "one-at-a-time"]
 
 
 class _Section(BaseModel):
@@ -95,7 +94,7 @@ class Settings(_Section):
     defaultProvider: str | None = None
     defaultModel: str | None = None
     """``model`` or ``provider/model``; with ``defaultProvider`` when it has no slash."""
-    defaultThinkingLevel: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    defaultThinkingLevel: ThinkingLevel | None = None
     shellPath: str | None = None
     shellCommandPrefix: str | None = None
     thinkingBudgets: dict[str, int] | None = None

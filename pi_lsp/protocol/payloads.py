@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pi_lsp.agent import events as agent_events
 from pi_lsp.compaction.models import CompactionResult
+from pi_lsp.literals import ThinkingLevel
 from pi_lsp.session.entries import SessionEntry
 from pi_lsp.session.wire import SessionInfo
 
@@ -23,9 +24,6 @@ class _Params(BaseModel):
 
 class _Result(BaseModel):
     model_config = ConfigDict(extra="allow")
-
-
-ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 
 
 # ----------------------------------------------------------------- params
@@ -121,7 +119,7 @@ class SetModelParams(SessionParams):
 class SetThinkingParams(SessionParams):
     """Change the thinking level (clamped to what the model offers)."""
 
-    level: ThinkingLevelName
+    level: ThinkingLevel
 
 
 # ----------------------------------------------------------------- results
@@ -153,8 +151,8 @@ class SessionState(_Result):
     cwd: str
     folder: str
     model: ModelState | None
-    thinkingLevel: str
-    availableThinkingLevels: list[str]
+    thinkingLevel: ThinkingLevel
+    availableThinkingLevels: list[ThinkingLevel]
     leafId: str | None
     isStreaming: bool
     isCompacting: bool
