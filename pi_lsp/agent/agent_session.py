@@ -25,7 +25,6 @@ from pi_lsp.agent.queues import MessageQueue
 from pi_lsp.agent.stream import Endpoint, ModelRequest
 from pi_lsp.agent.thinking import ThinkingLevel, clamp_thinking_level
 from pi_lsp.compaction import (
-    BranchSummarySettings,
     CompactionResult,
     NavigationResult,
     SummaryModel,
@@ -215,9 +214,7 @@ class AgentSession:
             target_id,
             model=self.config.summary_model(model, self._abort) if model else None,
             summarize=summarize,
-            settings=BranchSummarySettings.model_validate(
-                self.config.settings.branchSummary.model_dump()
-            ),
+            settings=self.config.settings.branchSummary,
             focus=focus,
             label=label,
             counter=self.config.counter,
@@ -248,8 +245,8 @@ class AgentSession:
         return self.model
 
     def compaction_settings(self) -> CompactionSettings:
-        """The compaction settings in the compaction package's own model."""
-        return CompactionSettings.model_validate(self.config.settings.compaction.model_dump())
+        """The compaction settings in force (``settings.compaction``)."""
+        return self.config.settings.compaction
 
     async def _exclusive(self, work: Any) -> None:
         self._idle.clear()
