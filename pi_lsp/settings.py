@@ -17,7 +17,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pi_lsp.compaction.models import BranchSummarySettings, CompactionSettings
-from pi_lsp.literals import QueueMode, ThinkingLevel
+from pi_lsp.literals import EditMode, QueueMode, ThinkingLevel
 from pi_lsp.session.paths import agent_dir
 
 
@@ -86,7 +86,7 @@ class Settings(_Section):
     """Per ``provider/model`` overrides, e.g. the context window of a local model."""
     apiBase: str | None = None
     """Endpoint for the default provider; otherwise litellm's environment variables apply."""
-    editMode: Literal["editor", "disk"] = "editor"
+    editMode: EditMode = "editor"
     """``editor``: edits to files open in the editor go through it (undoable, unsaved);
     ``disk``: always write files directly."""
     permissions: PermissionSettings = PermissionSettings()

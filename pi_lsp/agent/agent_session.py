@@ -34,6 +34,7 @@ from pi_lsp.compaction import (
     navigate_tree,
 )
 from pi_lsp.compaction.models import CompactionSettings, ContextUsage
+from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session import ABSENT, SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.settings import Settings
@@ -138,7 +139,11 @@ class AgentSession:
     # ----------------------------------------------------------------- driving
 
     async def prompt(
-        self, text: str, images: Sequence[JsonObject] = (), *, streaming_behavior: str | None = None
+        self,
+        text: str,
+        images: Sequence[JsonObject] = (),
+        *,
+        streaming_behavior: StreamingBehavior | None = None,
     ) -> None:
         """Run a prompt to the end (tools, retries, compaction included).
 

@@ -30,6 +30,7 @@ from pi_lsp.daemon.results import (
 )
 from pi_lsp.daemon.tree_view import TreeView
 from pi_lsp.daemon.turn_lock import TurnLock
+from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session.jsonl import JsonObject, dumps
 from pi_lsp.session.records import Record
 from pi_lsp.settings import Settings
@@ -159,7 +160,10 @@ class LiveSession:
     # ----------------------------------------------------------------- writing
 
     async def prompt(
-        self, text: str, images: Sequence[JsonObject] = (), streaming_behavior: str | None = None
+        self,
+        text: str,
+        images: Sequence[JsonObject] = (),
+        streaming_behavior: StreamingBehavior | None = None,
     ) -> JsonObject:
         """Start a turn; returns once the user message is stored, with its entry id."""
         if self.agent.is_streaming:

@@ -16,7 +16,7 @@ from pi_lsp.agent import events as agent_events
 from pi_lsp.compaction.models import CompactionResult
 from pi_lsp.daemon.results import Result as _Result
 from pi_lsp.daemon.results import SessionState
-from pi_lsp.literals import ThinkingLevel
+from pi_lsp.literals import PermissionDecision, PermissionKind, StreamingBehavior, ThinkingLevel
 from pi_lsp.session.entries import SessionEntry
 from pi_lsp.session.wire import SessionInfo
 
@@ -67,7 +67,7 @@ class PromptParams(SessionParams):
 
     text: str
     images: list[ImageIn] = []
-    streamingBehavior: Literal["steer", "followUp"] | None = None
+    streamingBehavior: StreamingBehavior | None = None
 
 
 class QueueParams(SessionParams):
@@ -285,7 +285,7 @@ class PermissionRequestParams(_Result):
     """``pi/requestPermission`` (server to client): may the agent do this?"""
 
     sessionId: str
-    kind: Literal["bash", "writeOutsideWorkspace"]
+    kind: PermissionKind
     toolName: str
     toolCallId: str
     detail: str
@@ -296,7 +296,7 @@ class PermissionRequestParams(_Result):
 class PermissionResult(_Result):
     """The user's answer; anything else (or no answer in time) denies."""
 
-    decision: Literal["allowOnce", "allowSession", "deny"]
+    decision: PermissionDecision
 
 
 def schema_models() -> dict[str, Any]:
