@@ -1,26 +1,24 @@
-"""pydantic models of pi's message and content types (spec §4–5), as stored in session files.
+"""pi's message and content types (spec §4–5), as stored in session files: TypedDicts over the JSON.
 
-These models are the schema: they validate what pi_lsp writes, generate ``schemas/`` and document
-every field. Loaded entries are *not* converted into them (the store keeps parsed JSON so unknown
-fields survive, D1); a foreign field is always allowed (``extra="allow"``). The content blocks
-are TypedDicts over that plain JSON, so tools build the same dicts the schema describes.
+One definition serves the run time and the schema: the store keeps each line's parsed JSON, so
+unknown fields survive (D1), and these TypedDicts describe those very dicts (tools and the agent
+loop build them; no conversion, no copy). pydantic validates what pi_lsp writes against them
+(:mod:`pi_lsp.session.validate`) and generates ``schemas/`` from them; a foreign field is always
+allowed (``extra="allow"``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-
-class _Open(BaseModel):
-    """Base for every stored object: unknown fields are kept, never rejected."""
-
-    model_config = ConfigDict(extra="allow")
+_open = with_config(ConfigDict(extra="allow"))
+"""Every stored object keeps unknown fields, never rejects them."""
 
 
-@with_config(ConfigDict(extra="allow"))
+@_open
 class TextContent(TypedDict):
     """A block of text."""
 
@@ -30,18 +28,19 @@ class TextContent(TypedDict):
     """Provider metadata (for example an OpenAI Responses item id); opaque."""
 
 
-class ThinkingContent(_Open):
+@_open
+class ThinkingContent(TypedDict):
     """Model reasoning shown to the user; replayed to providers that accept it."""
 
     type: Literal["thinking"]
     thinking: str
-    thinkingSignature: str | None = None
+    thinkingSignature: NotRequired[str | None]
     """Opaque provider signature; can be kilobytes long."""
-    redacted: bool | None = None
+    redacted: NotRequired[bool | None]
     """True when the reasoning itself lives only in the signature."""
 
 
-@with_config(ConfigDict(extra="allow"))
+@_open
 class ImageContent(TypedDict):
     """An inline image."""
 
@@ -51,7 +50,8 @@ class ImageContent(TypedDict):
     mimeType: str
 
 
-class ToolCall(_Open):
+@_open
+class ToolCall(TypedDict):
     """One tool invocation requested by the assistant."""
 
     type: Literal["toolCall"]
@@ -59,7 +59,7 @@ class ToolCall(_Open):
     """Provider tool-call id; the matching tool result carries it as ``toolCallId``."""
     name: str
     arguments: dict[str, Any]
-    thoughtSignature: str | None = None
+    thoughtSignature: NotRequired[str | None]
 
 
 ContentBlock = TextContent | ImageContent
@@ -68,7 +68,8 @@ UserBlock = Annotated[ContentBlock, Field(discriminator="type")]
 AssistantBlock = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
 
 
-class Cost(_Open):
+@_open
+class Cost(TypedDict):
     """Cost of one call in USD, split like the token counts."""
 
     input: float
@@ -78,14 +79,15 @@ class Cost(_Open):
     total: float
 
 
-class Usage(_Open):
+@_open
+class Usage(TypedDict):
     """Token usage reported by the provider for one assistant message."""
 
     input: int
     output: int
     cacheRead: int
     cacheWrite: int
-    totalTokens: int | None = None
+    totalTokens: NotRequired[int | None]
     """Absent in older files; context size then falls back to the sum of the four counts."""
     cost: Cost
 
@@ -93,7 +95,8 @@ class Usage(_Open):
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 
 
-class UserMessage(_Open):
+@_open
+class UserMessage(TypedDict):
     """What the user typed (text first, then images)."""
 
     role: Literal["user"]
@@ -102,7 +105,8 @@ class UserMessage(_Open):
     """Epoch milliseconds."""
 
 
-class AssistantMessage(_Open):
+@_open
+class AssistantMessage(TypedDict):
     """One model reply, possibly partial (``aborted``) or failed (``error``)."""
 
     role: Literal["assistant"]
@@ -113,62 +117,67 @@ class AssistantMessage(_Open):
     model: str
     usage: Usage
     stopReason: StopReason
-    errorMessage: str | None = None
+    errorMessage: NotRequired[str | None]
     timestamp: int
 
 
-class ToolResultMessage(_Open):
+@_open
+class ToolResultMessage(TypedDict):
     """The outcome of one tool call."""
 
     role: Literal["toolResult"]
     toolCallId: str
     toolName: str
     content: list[UserBlock]
-    details: Any = None
+    details: NotRequired[Any]
     """Display-only data (a diff, truncation facts); never sent to the model."""
     isError: bool
     timestamp: int
 
 
-class BashExecutionMessage(_Open):
+@_open
+class BashExecutionMessage(TypedDict):
     """A shell command the user ran directly (``!cmd``), with its output."""
 
     role: Literal["bashExecution"]
     command: str
     output: str
-    exitCode: int | None = None
+    exitCode: NotRequired[int | None]
     """Absent when the process was killed."""
     cancelled: bool
     truncated: bool
-    fullOutputPath: str | None = None
+    fullOutputPath: NotRequired[str | None]
     timestamp: int
-    excludeFromContext: bool | None = None
+    excludeFromContext: NotRequired[bool | None]
     """True for ``!!cmd``: shown to the user, never sent to the model."""
 
 
-class CustomMessage(_Open):
+@_open
+class CustomMessage(TypedDict):
     """An extension message that enters the model context as a user message."""
 
     role: Literal["custom"]
     customType: str
     content: str | list[UserBlock]
     display: bool
-    details: Any = None
+    details: NotRequired[Any]
     timestamp: int
 
 
-class HookMessage(_Open):
+@_open
+class HookMessage(TypedDict):
     """Version-2 spelling of :class:`CustomMessage`; migrated to ``custom`` on load."""
 
     role: Literal["hookMessage"]
     customType: str
     content: str | list[UserBlock]
     display: bool
-    details: Any = None
+    details: NotRequired[Any]
     timestamp: int
 
 
-class BranchSummaryMessage(_Open):
+@_open
+class BranchSummaryMessage(TypedDict):
     """In-memory form of a ``branch_summary`` entry inside a built context."""
 
     role: Literal["branchSummary"]
@@ -177,7 +186,8 @@ class BranchSummaryMessage(_Open):
     timestamp: int
 
 
-class CompactionSummaryMessage(_Open):
+@_open
+class CompactionSummaryMessage(TypedDict):
     """In-memory form of a ``compaction`` entry inside a built context."""
 
     role: Literal["compactionSummary"]
