@@ -1,10 +1,10 @@
 """pi's message and content types (spec §4–5), as stored in session files: TypedDicts over the JSON.
 
 One definition serves the run time and the schema: the store keeps each line's parsed JSON, so
-unknown fields survive (D1), and these TypedDicts describe those very dicts (no conversion, no
-copy; tools already build ``TextContent``, most other code still annotates ``JsonObject``).
-pydantic validates what pi_lsp writes against them (:mod:`pi_lsp.session.validate`) and
-generates ``schemas/`` from them; a foreign field is always allowed (``extra="allow"``).
+unknown fields survive (D1), and these TypedDicts describe those very dicts (tools and the agent
+loop build them; no conversion, no copy). pydantic validates what pi_lsp writes against them
+(:mod:`pi_lsp.session.validate`) and generates ``schemas/`` from them; a foreign field is always
+allowed (``extra="allow"``).
 """
 
 from __future__ import annotations
