@@ -1,24 +1,26 @@
-"""pi's message and content types (spec §4–5), as stored in session files: TypedDicts over the JSON.
+"""pydantic models of pi's message and content types (spec §4–5), as stored in session files.
 
-One definition serves the run time and the schema: the store keeps each line's parsed JSON, so
-unknown fields survive (D1), and these TypedDicts describe those very dicts (tools and the agent
-loop build them; no conversion, no copy). pydantic validates what pi_lsp writes against them
-(:mod:`pi_lsp.session.validate`) and generates ``schemas/`` from them; a foreign field is always
-allowed (``extra="allow"``).
+These models are the schema: they validate what pi_lsp writes, generate ``schemas/`` and document
+every field. Loaded entries are *not* converted into them (the store keeps parsed JSON so unknown
+fields survive, D1); a foreign field is always allowed (``extra="allow"``). The content blocks
+are TypedDicts over that plain JSON, so tools build the same dicts the schema describes.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import ConfigDict, Field, with_config
+from pydantic import BaseModel, ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-_open = with_config(ConfigDict(extra="allow"))
-"""Every stored object keeps unknown fields, never rejects them."""
+
+class _Open(BaseModel):
+    """Base for every stored object: unknown fields are kept, never rejected."""
+
+    model_config = ConfigDict(extra="allow")
 
 
-@_open
+@with_config(ConfigDict(extra="allow"))
 class TextContent(TypedDict):
     """A block of text."""
 
@@ -28,19 +30,18 @@ class TextContent(TypedDict):
     """Provider metadata (for example an OpenAI Responses item id); opaque."""
 
 
-@_open
-class ThinkingContent(TypedDict):
+class ThinkingContent(_Open):
     """Model reasoning shown to the user; replayed to providers that accept it."""
 
     type: Literal["thinking"]
     thinking: str
-    thinkingSignature: NotRequired[str | None]
+    thinkingSignature: str | None = None
     """Opaque provider signature; can be kilobytes long."""
-    redacted: NotRequired[bool | None]
+    redacted: bool | None = None
     """True when the reasoning itself lives only in the signature."""
 
 
-@_open
+@with_config(ConfigDict(extra="allow"))
 class ImageContent(TypedDict):
     """An inline image."""
 
@@ -50,8 +51,7 @@ class ImageContent(TypedDict):
     mimeType: str
 
 
-@_open
-class ToolCall(TypedDict):
+class ToolCall(_Open):
     """One tool invocation requested by the assistant."""
 
     type: Literal["toolCall"]
@@ -59,7 +59,7 @@ class ToolCall(TypedDict):
     """Provider tool-call id; the matching tool result carries it as ``toolCallId``."""
     name: str
     arguments: dict[str, Any]
-    thoughtSignature: NotRequired[str | None]
+    thoughtSignature: str | None = None
 
 
 ContentBlock = TextContent | ImageContent
@@ -68,8 +68,7 @@ UserBlock = Annotated[ContentBlock, Field(discriminator="type")]
 AssistantBlock = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
 
 
-@_open
-class Cost(TypedDict):
+class Cost(_Open):
     """Cost of one call in USD, split like the token counts."""
 
     input: float
@@ -79,15 +78,14 @@ class Cost(TypedDict):
     total: float
 
 
-@_open
-class Usage(TypedDict):
+class Usage(_Open):
     """Token usage reported by the provider for one assistant message."""
 
     input: int
     output: int
     cacheRead: int
     cacheWrite: int
-    totalTokens: NotRequired[int | None]
+    totalTokens: int | None = None
     """Absent in older files; context size then falls back to the sum of the four counts."""
     cost: Cost
 
@@ -95,8 +93,7 @@ class Usage(TypedDict):
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 
 
-@_open
-class UserMessage(TypedDict):
+class UserMessage(_Open):
     """What the user typed (text first, then images)."""
 
     role: Literal["user"]
@@ -105,8 +102,7 @@ class UserMessage(TypedDict):
     """Epoch milliseconds."""
 
 
-@_open
-class AssistantMessage(TypedDict):
+class AssistantMessage(_Open):
     """One model reply, possibly partial (``aborted``) or failed (``error``)."""
 
     role: Literal["assistant"]
@@ -117,67 +113,62 @@ class AssistantMessage(TypedDict):
     model: str
     usage: Usage
     stopReason: StopReason
-    errorMessage: NotRequired[str | None]
+    errorMessage: str | None = None
     timestamp: int
 
 
-@_open
-class ToolResultMessage(TypedDict):
+class ToolResultMessage(_Open):
     """The outcome of one tool call."""
 
     role: Literal["toolResult"]
     toolCallId: str
     toolName: str
     content: list[UserBlock]
-    details: NotRequired[Any]
+    details: Any = None
     """Display-only data (a diff, truncation facts); never sent to the model."""
     isError: bool
     timestamp: int
 
 
-@_open
-class BashExecutionMessage(TypedDict):
+class BashExecutionMessage(_Open):
     """A shell command the user ran directly (``!cmd``), with its output."""
 
     role: Literal["bashExecution"]
     command: str
     output: str
-    exitCode: NotRequired[int | None]
+    exitCode: int | None = None
     """Absent when the process was killed."""
     cancelled: bool
     truncated: bool
-    fullOutputPath: NotRequired[str | None]
+    fullOutputPath: str | None = None
     timestamp: int
-    excludeFromContext: NotRequired[bool | None]
+    excludeFromContext: bool | None = None
     """True for ``!!cmd``: shown to the user, never sent to the model."""
 
 
-@_open
-class CustomMessage(TypedDict):
+class CustomMessage(_Open):
     """An extension message that enters the model context as a user message."""
 
     role: Literal["custom"]
     customType: str
     content: str | list[UserBlock]
     display: bool
-    details: NotRequired[Any]
+    details: Any = None
     timestamp: int
 
 
-@_open
-class HookMessage(TypedDict):
+class HookMessage(_Open):
     """Version-2 spelling of :class:`CustomMessage`; migrated to ``custom`` on load."""
 
     role: Literal["hookMessage"]
     customType: str
     content: str | list[UserBlock]
     display: bool
-    details: NotRequired[Any]
+    details: Any = None
     timestamp: int
 
 
-@_open
-class BranchSummaryMessage(TypedDict):
+class BranchSummaryMessage(_Open):
     """In-memory form of a ``branch_summary`` entry inside a built context."""
 
     role: Literal["branchSummary"]
@@ -186,8 +177,7 @@ class BranchSummaryMessage(TypedDict):
     timestamp: int
 
 
-@_open
-class CompactionSummaryMessage(TypedDict):
+class CompactionSummaryMessage(_Open):
     """In-memory form of a ``compaction`` entry inside a built context."""
 
     role: Literal["compactionSummary"]
