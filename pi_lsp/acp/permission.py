@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from pi_lsp.acp.tool_calls import kind_of
-from pi_lsp.agent.permissions import Asker, Decision, PermissionRequest
+from pi_lsp.agent.permissions import Asker, PermissionRequest
+from pi_lsp.literals import PermissionDecision as Decision
 
 if TYPE_CHECKING:
     from pi_lsp.acp.agent import PiAgent
