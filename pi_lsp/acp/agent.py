@@ -49,6 +49,7 @@ from pi_lsp.daemon.errors import bounded, error_code, not_unicode
 from pi_lsp.daemon.live_session import LiveSession
 from pi_lsp.daemon.models_list import available_models
 from pi_lsp.daemon.workspaces import UnknownSessionError, Workspace, Workspaces
+from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import FileSystem
 
@@ -245,19 +246,43 @@ class PiAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse:
-        """Open a session and replay its context as updates, then answer."""
-        state = await self._open(session_id, cwd, additional_directories)
+        """Replay the session's context as updates, then answer.
+
+        A session not open yet is replayed straight from its file, before its agent (model
+        data, token counter, tree view) is built: the first update leaves within milliseconds.
+        """
+        state = self.sessions.get(session_id)
+        if state is None:
+            cwd = _absolute(cwd)
+            uri = self._folder(cwd)
+            path = find_session_file(
+                session_id, cwd, self.workspaces.agent_dir, self.workspaces.lister
+            )
+            store = SessionStore.open(path)
+            try:
+                if store.session_id != session_id:
+                    raise UnknownSessionError(f"Unknown session: {session_id[:100]}")
+                await self._replay(store)
+                live = await self.workspaces.adopt(store, uri)
+            except BaseException:
+                store.close()
+                raise
+            state = self._register(live, additional_directories)
+        else:
+            await self._replay(state.live.store)
         live = state.live
-        if self.outbox is not None:
-            await self.outbox.drain()
-            context = live.store.context()
-            for update in replay(context.messages, context.entry_ids, live.store.cwd):
-                await self.client.session_update(session_id=live.id, update=update)
-            for extra in (state.usage_update(),):
-                if extra is not None:
-                    await self.client.session_update(session_id=live.id, update=extra)
+        usage = state.usage_update()
+        if usage is not None:
+            await self.client.session_update(session_id=live.id, update=usage)
         meta = self._mcp_notice(mcp_servers)
         return LoadSessionResponse(config_options=await self._options(live), field_meta=meta)
+
+    async def _replay(self, store: SessionStore) -> None:
+        if self.outbox is not None:
+            await self.outbox.drain()
+        context = store.context()
+        for update in replay(context.messages, context.entry_ids, store.cwd):
+            await self.client.session_update(session_id=store.session_id, update=update)
 
     @rpc_errors
     async def resume_session(

@@ -212,6 +212,10 @@ class Workspaces:
         )
         return await self._live(SessionStore.open(resolved), workspace)
 
+    async def adopt(self, store: SessionStore, uri: str | None) -> LiveSession:
+        """Serve a store the caller opened itself (the ACP face replays it meanwhile)."""
+        return await self._live(store, self.folder(uri))
+
     def _folder_of(self, cwd: str) -> Workspace:
         for workspace in self.folders.values():
             if os.path.realpath(workspace.cwd) == os.path.realpath(cwd):
