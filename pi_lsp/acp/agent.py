@@ -42,6 +42,7 @@ from pi_lsp.acp.outbox import Outbox
 from pi_lsp.acp.permission import asker_for
 from pi_lsp.acp.prompts import user_input
 from pi_lsp.acp.session_state import SessionState, TurnOutcome
+from pi_lsp.acp.terminal import TerminalBash
 from pi_lsp.acp.updates import LiveUpdates, replay
 from pi_lsp.agent.agent_session import AgentBusyError
 from pi_lsp.agent.thinking import THINKING_LEVELS
@@ -51,7 +52,7 @@ from pi_lsp.daemon.models_list import available_models
 from pi_lsp.daemon.workspaces import UnknownSessionError, Workspace, Workspaces
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.tools import FileSystem
+from pi_lsp.tools import BashTool, FileSystem
 
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
@@ -167,6 +168,10 @@ class PiAgent:
         )
         self.sessions[live.id] = state
         self._restore_roots()
+        tools = live.agent.config.tools
+        bash = tools.get("bash")
+        if self.capabilities.terminal and isinstance(bash, BashTool):
+            tools["bash"] = TerminalBash(bash, self.client, live.id)
         return state
 
     async def _options(self, live: LiveSession) -> list[Any]:

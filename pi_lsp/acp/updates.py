@@ -17,6 +17,7 @@ from acp.schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
     ImageContentBlock,
+    TerminalToolCallContent,
     TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
@@ -88,6 +89,8 @@ class LiveUpdates:
         self.cwd = cwd
         self._diff = diff
         self._args: dict[str, dict[str, Any]] = {}
+        self._terminals: dict[str, str] = {}
+        """Client terminal of each running ``bash`` call (embedded in its updates)."""
         """Arguments of the calls announced and not finished yet."""
 
     def __call__(self, event: JsonObject) -> list[Any]:
@@ -124,8 +127,25 @@ class LiveUpdates:
             ),
         ]
 
+    def _terminal(self, call_id: str) -> list[Any]:
+        terminal = self._terminals.get(call_id)
+        if terminal is None:
+            return []
+        return [TerminalToolCallContent(type="terminal", terminal_id=terminal)]
+
     def _on_tool_execution_update(self, event: JsonObject) -> list[Any]:
         partial = event.get("partialResult") or {}
+        details = partial.get("details")
+        if isinstance(details, dict) and isinstance(details.get("terminalId"), str):
+            call_id = str(event["toolCallId"])
+            self._terminals[call_id] = details["terminalId"]
+            return [
+                ToolCallProgress(
+                    session_update="tool_call_update",
+                    tool_call_id=call_id,
+                    content=self._terminal(call_id),
+                )
+            ]
         text = text_of_blocks(partial.get("content"))
         return [
             ToolCallProgress(
@@ -141,12 +161,14 @@ class LiveUpdates:
         failed = bool(event.get("isError"))
         diff = None if failed or self._diff is None else self._diff(name, call_id, args)
         result = event.get("result") or {}
+        terminal = self._terminal(call_id)
+        self._terminals.pop(call_id, None)
         return [
             ToolCallProgress(
                 session_update="tool_call_update",
                 tool_call_id=call_id,
                 status="failed" if failed else "completed",
-                content=result_content(result, diff),
+                content=[*terminal, *result_content(result, diff)],
                 raw_output=result,
             )
         ]

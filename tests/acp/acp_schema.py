@@ -35,6 +35,11 @@ METHODS: dict[str, tuple[Any, Any]] = {
     "session/request_permission": (S.RequestPermissionRequest, S.RequestPermissionResponse),
     "fs/read_text_file": (S.ReadTextFileRequest, S.ReadTextFileResponse),
     "fs/write_text_file": (S.WriteTextFileRequest, S.WriteTextFileResponse),
+    "terminal/create": (S.CreateTerminalRequest, S.CreateTerminalResponse),
+    "terminal/output": (S.TerminalOutputRequest, S.TerminalOutputResponse),
+    "terminal/wait_for_exit": (S.WaitForTerminalExitRequest, S.WaitForTerminalExitResponse),
+    "terminal/kill": (S.KillTerminalRequest, S.KillTerminalResponse),
+    "terminal/release": (S.ReleaseTerminalRequest, S.ReleaseTerminalResponse),
 }
 
 

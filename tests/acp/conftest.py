@@ -22,6 +22,12 @@ from acp.connection import StreamEvent
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
+    CreateTerminalResponse,
+    KillTerminalResponse,
+    ReleaseTerminalResponse,
+    TerminalExitStatus,
+    TerminalOutputResponse,
+    WaitForTerminalExitResponse,
     DeniedOutcome,
     FileSystemCapabilities,
     ReadTextFileResponse,
@@ -82,6 +88,64 @@ class RecordingClient:
         self.buffers[path] = content
         return WriteTextFileResponse()
 
+    terminals: dict[str, Any] = field(default_factory=dict)
+    """Terminal id → the process the "editor" runs (real subprocesses)."""
+
+    async def create_terminal(
+        self,
+        session_id: str,
+        command: str,
+        args: list[str] | None = None,
+        env: Any = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **kwargs: Any,
+    ) -> CreateTerminalResponse:
+        process = await asyncio.create_subprocess_exec(
+            command,
+            *(args or []),
+            cwd=cwd,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        terminal_id = f"term-{len(self.terminals)}"
+        self.terminals[terminal_id] = (process, asyncio.ensure_future(process.stdout.read()))
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def wait_for_terminal_exit(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> WaitForTerminalExitResponse:
+        process, _ = self.terminals[terminal_id]
+        return WaitForTerminalExitResponse(exit_code=await process.wait())
+
+    async def terminal_output(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> TerminalOutputResponse:
+        process, output = self.terminals[terminal_id]
+        if process.returncode is not None:
+            text = (await output).decode()
+            return TerminalOutputResponse(
+                output=text,
+                truncated=False,
+                exit_status=TerminalExitStatus(exit_code=process.returncode),
+            )
+        return TerminalOutputResponse(output="", truncated=False)
+
+    async def kill_terminal(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> KillTerminalResponse:
+        process, _ = self.terminals[terminal_id]
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        await process.wait()
+        return KillTerminalResponse()
+
+    async def release_terminal(
+        self, session_id: str, terminal_id: str, **kwargs: Any
+    ) -> ReleaseTerminalResponse:
+        return ReleaseTerminalResponse()
+
     def of(self, kind: str, session_id: str | None = None) -> list[Any]:
         return [
             u
@@ -102,9 +166,9 @@ class Agent:
     agent_dir: Path
     fake: FakeOpenAI
 
-    async def init(self, *, fs: bool = True) -> Any:
+    async def init(self, *, fs: bool = True, terminal: bool = False) -> Any:
         caps = ClientCapabilities(
-            fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs), terminal=False
+            fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs), terminal=terminal
         )
         return await self.conn.initialize(protocol_version=1, client_capabilities=caps)
 

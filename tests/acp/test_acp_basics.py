@@ -293,3 +293,34 @@ async def test_cwd_must_be_absolute(acp_agent: Any) -> None:
 
 def _unused(_: Path) -> None:
     return None
+
+
+async def test_bash_runs_in_the_clients_terminal_when_offered(acp_agent: Any) -> None:
+    script = Script(
+        turns=[
+            Turn(
+                tool_calls=[
+                    ScriptToolCall(
+                        name="bash", arguments={"command": "echo hello-term; exit 3"}, id="t1"
+                    )
+                ]
+            ),
+            Turn(text="Ran."),
+        ]
+    )
+    agent = await acp_agent(script, settings={"permissions": {"bash": "allow"}})
+    await agent.init(terminal=True)
+    session = await agent.new()
+    await agent.conn.prompt(session_id=session, prompt=[text_block("run")])
+    assert list(agent.client.terminals) == ["term-0"]
+    updates = [u for u in agent.client.of("tool_call_update") if u.tool_call_id == "t1"]
+    assert any(
+        c.type == "terminal" and c.terminal_id == "term-0" for u in updates for c in u.content or []
+    )
+    final = updates[-1]
+    assert final.status == "failed"  # exit code 3, as pi reports it
+    assert final.content[0].type == "terminal"
+    text = final.content[1].content.text
+    assert "hello-term" in text and "Command exited with code 3" in text
+    # The model got pi's text for the call.
+    assert "Command exited with code 3" in json.dumps(agent.fake.bodies[-1]["messages"])
