@@ -6,6 +6,7 @@
 - ``_pi/label {sessionId, entryId, label?}``: set or clear a bookmark.
 - ``_pi/compact {sessionId, focus?}``: compact now.
 - ``_pi/steer {sessionId, text}``: queue a message for the running turn (pi's steering).
+- ``_pi/rename {sessionId, name}``: name the session (a ``session_info_update`` follows).
 
 Params are checked with pydantic models (unknown fields refused); errors are the daemon's codes.
 """
@@ -47,6 +48,12 @@ class CompactParams(_Params):
     """``_pi/compact``."""
 
     focus: str | None = None
+
+
+class RenameParams(_Params):
+    """``_pi/rename``."""
+
+    name: str
 
 
 class SteerParams(_Params):
@@ -98,4 +105,11 @@ async def call(agent: PiAgent, method: str, params: dict[str, Any]) -> dict[str,
                 {"sessionId": "no turn is running: use session/prompt"}
             )
         return state.live.queue(steer.text, [], "steer")
+    if method == "pi/rename":
+        rename: RenameParams = _parse(RenameParams, params)
+        state = agent._state(rename.sessionId)
+        renamed = state.live.rename(rename.name)
+        if agent.outbox is not None:
+            await agent.outbox.drain()
+        return {"sessionName": renamed["sessionName"]}
     raise RequestError.method_not_found(f"_{method}")

@@ -184,6 +184,11 @@ async def test_pi_extension_methods(acp_agent: Any) -> None:
         await agent.conn.ext_method("pi/nothing", {})
     assert bad.value.code == -32601
     assert SessionStore.open(store.path).labels.get(answer.id) == "first answer"
+    renamed = await agent.conn.ext_method("pi/rename", {"sessionId": session, "name": "calc talk"})
+    assert renamed == {"sessionName": "calc talk"}
+    assert agent.client.of("session_info_update")[-1].title == "calc talk"
+    listed = await agent.conn.list_sessions(cwd=str(agent.root))
+    assert listed.sessions[0].title == "calc talk"
 
 
 async def test_an_acp_session_has_the_same_context_in_the_cli_and_the_lsp_face(

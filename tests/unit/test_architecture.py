@@ -74,6 +74,7 @@ def test_only_the_acp_face_imports_the_acp_sdk() -> None:
         for name, tree in _modules()
         if name.startswith("acp/")
         for module in _imports(tree, top_level_only=False)
-        if module.split(".")[0] in LSP_MODULES or module.startswith(("pi_lsp.protocol", "pi_lsp.server", "pi_lsp.bridge"))
+        if module.split(".")[0] in LSP_MODULES
+        or module.startswith(("pi_lsp.protocol", "pi_lsp.server", "pi_lsp.bridge"))
     ]
     assert lsp_in_acp == []
