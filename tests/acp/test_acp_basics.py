@@ -324,3 +324,33 @@ async def test_bash_runs_in_the_clients_terminal_when_offered(acp_agent: Any) ->
     assert "hello-term" in text and "Command exited with code 3" in text
     # The model got pi's text for the call.
     assert "Command exited with code 3" in json.dumps(agent.fake.bodies[-1]["messages"])
+
+
+async def test_images_and_embedded_context_reach_the_stored_user_message(acp_agent: Any) -> None:
+    from acp import embedded_text_resource, image_block, resource_block, resource_link_block
+
+    agent = await acp_agent(Script(turns=[Turn(text="seen")]))
+    await agent.init()
+    session = await agent.new()
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAHnOcQAAAAABJRU5ErkJggg=="
+    calc = (agent.root / "calc.py").as_uri()
+    await agent.conn.prompt(
+        session_id=session,
+        prompt=[
+            text_block("look"),
+            image_block(png, "image/png"),
+            resource_link_block("calc.py", calc),
+            resource_block(embedded_text_resource(calc, "print('selected')")),
+        ],
+    )
+    files = list(session_dir(str(agent.root), agent.agent_dir).glob("*.jsonl"))
+    user = SessionStore.open(files[0]).context().messages[0]
+    text = user["content"][0]["text"]
+    assert text.startswith("look\n[@calc.py](file://")
+    assert f"<context uri=\"{calc}\">\nprint('selected')\n</context>" in text
+    assert user["content"][1] == {"type": "image", "data": png, "mimeType": "image/png"}
+    with pytest.raises(RequestError) as refused:
+        from acp import audio_block
+
+        await agent.conn.prompt(session_id=session, prompt=[audio_block("AAAA", "audio/wav")])
+    assert refused.value.code == -32009 and "Audio" in str(refused.value)
