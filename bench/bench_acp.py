@@ -8,8 +8,9 @@ stamping scripted server of ``bench_daemon.py`` in its own process.
 
 1. Spawn → ``initialize`` answer received (``PI_LSP_PREWARM=0``), median of the runs.
 2. Provider text chunk written → the ``agent_message_chunk`` carrying it received.
-3. ``session/load`` of the 22k-entry corpus session (placed in pi's folder for the cwd): request
-   sent → first ``session/update`` received, and → the load answered (the whole replay sent).
+3. ``session/load`` of the 22k-entry corpus session (placed in pi's folder for the cwd, under
+   pi's file name), once the agent has answered a ``session/list`` (so its imports are done):
+   request sent → first ``session/update`` received, and → the load answered (the whole replay).
 """
 
 from __future__ import annotations
@@ -215,9 +216,12 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         runs = 3 if args.quick else 9
+        load = await load_big(2 if args.quick else 5, work)
+        if args.load_only:
+            print(f"load: first update {load['first_ms']:.1f} ms {load['first_all']}, answered {load['whole_ms']:.1f} ms")
+            return
         init = await cold_initialize(runs, work)
         latency = await chunk_latency(200 if args.quick else 1000, work, 0.005)
-        load = await load_big(2 if args.quick else 5, work)
     print(f"Command: `{COMMAND}`{' --quick' if args.quick else ''}\n")
     print("| what | measured | target |")
     print("| --- | --- | --- |")
@@ -238,6 +242,7 @@ async def run(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--load-only", action="store_true", help="only the session/load measure")
     asyncio.run(run(parser.parse_args()))
 
 
