@@ -15,6 +15,8 @@ import stat as stat_module
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from pi_lsp.regular_files import MiB, read_regular_async
+
 FileKind = Literal["file", "directory", "other"]
 
 
@@ -73,17 +75,25 @@ class FileSystem(Protocol):
         ...
 
 
+MAX_READ_BYTES = 32 * MiB
+"""The largest file read and edit load (bash's ``head``/``sed`` read parts of bigger ones)."""
+
+
 class LocalFileSystem:
     """``FileSystem`` on the local disk.
 
-    Calls are made directly on the event loop: local file operations are short, and a thread hop
-    would cost more than most of them.
+    Reads take only regular files up to ``MAX_READ_BYTES`` and run in a worker thread (a FIFO,
+    ``/dev/stdin`` or ``/dev/zero`` is an error at once, never a frozen or bloated daemon; see
+    ``regular_files``). Other calls are made directly on the event loop: they are short, and a
+    thread hop would cost more than most of them.
     """
 
+    def __init__(self, max_read_bytes: int = MAX_READ_BYTES) -> None:
+        self.max_read_bytes = max_read_bytes
+
     async def read_bytes(self, path: str) -> bytes:
-        """The file's bytes."""
-        with open(path, "rb") as handle:
-            return handle.read()
+        """The file's bytes (regular files up to the limit only)."""
+        return await read_regular_async(path, self.max_read_bytes)
 
     async def read_text(self, path: str) -> str:
         """The file decoded as UTF-8 with replacement characters."""

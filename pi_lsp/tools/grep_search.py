@@ -15,7 +15,9 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from pi_lsp.regular_files import read_regular
 from pi_lsp.tools.errors import ToolError
+from pi_lsp.tools.fs import MAX_READ_BYTES
 from pi_lsp.tools.globs import Glob, compile_glob
 from pi_lsp.tools.walk import Entry, walk
 
@@ -61,9 +63,8 @@ def compile_query(
 def file_text(path: str) -> str | None:
     """The file as text with CRLF/CR made LF, or None when unreadable or binary."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
+        data = read_regular(path, MAX_READ_BYTES)
+    except OSError:  # also FIFOs, devices and files over the limit: skipped, never a hang
         return None
     if b"\0" in data:
         return None
