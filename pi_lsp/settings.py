@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pi_lsp.path_rules import PROTECTED_DEFAULTS, SECRET_DEFAULTS
 from pi_lsp.session.paths import agent_dir
 
 QueueMode = Literal["all", "one-at-a-time"]
@@ -65,12 +66,27 @@ Policy = Literal["ask", "allow", "deny"]
 
 
 class PermissionSettings(_Section):
-    """What the agent may do without asking (the editor asks the user for ``ask``)."""
+    """What the agent may do without asking (the editor asks the user for ``ask``).
+
+    See docs/security.md. A project's own settings file cannot relax any of these unless the
+    user trusted the project (``project_trust``).
+    """
 
     bash: Policy = "ask"
     """Running shell commands."""
     writeOutsideWorkspace: Policy = "ask"
-    """Writing or editing files outside the workspace folders."""
+    """Writing or editing files outside the workspace folders (or any file with several names,
+    or any file at all when no folder is open)."""
+    writeProtected: Policy = "ask"
+    """Writing or editing files inside a folder that run code or configure tools (see
+    ``protectedPaths``; the agent directory is always protected)."""
+    readSecret: Policy = "ask"
+    """Reading secret sources: process environments (``/proc/<pid>/environ``), pi's
+    ``auth.json`` and ``models.json``, and files matching ``secretPaths``."""
+    protectedPaths: list[str] = list(PROTECTED_DEFAULTS)
+    """Glob patterns over path components inside a folder (``.git`` covers everything in it)."""
+    secretPaths: list[str] = list(SECRET_DEFAULTS)
+    """Glob patterns over path components (``*.pem``, ``.ssh/id_*``) of files read anywhere."""
     timeoutMs: int = Field(default=120_000, ge=0)
     """How long to wait for the user's answer; no answer means deny."""
 

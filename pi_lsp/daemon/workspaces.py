@@ -174,8 +174,13 @@ class Workspaces:
         return self.folders.get(opened.uri, opened)
 
     def roots(self) -> list[str]:
-        """Paths of all folders (writes inside them need no permission)."""
-        return [w.cwd for w in self.folders.values()] or [self._default.cwd]
+        """Paths of all folders (writes inside them need no permission).
+
+        None without a folder: the daemon's own directory is where such sessions run, but it
+        is not a folder the user chose (an editor often starts the daemon in ``/`` or ``~``),
+        so every write is then asked.
+        """
+        return [w.cwd for w in self.folders.values()]
 
     # ----------------------------------------------------------------- sessions
 
@@ -250,7 +255,12 @@ class Workspaces:
 
     async def _live(self, store: SessionStore, workspace: Workspace) -> LiveSession:
         asker = self._asker_factory(store.session_id) if self._asker_factory else None
-        gate = PermissionGate(workspace.settings.permissions, roots=self.roots(), ask=asker)
+        gate = PermissionGate(
+            workspace.settings.permissions,
+            roots=self.roots(),
+            ask=asker,
+            agent=str(self.agent_dir),
+        )
         options = AgentOptions(
             fs=self._fs_factory(workspace) if self._fs_factory else None,
             project=self.project,

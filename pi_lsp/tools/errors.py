@@ -51,14 +51,14 @@ def node_error_message(exc: OSError, syscall: str, path: str | None = None) -> s
     return f"{code}: {text}, {location}"
 
 
-def file_error_message(exc: OSError, syscall: str, path: str) -> str:
+def file_error_message(exc: OSError, syscall: str, path: str, verb: str = "read") -> str:
     """The tool text for a failed file read.
 
     A clear sentence for a non-regular or too-large file (see ``regular_files``), else Node's
     wording.
     """
     if isinstance(exc, NotRegularFileError):
-        return f"Cannot read {path}: it is {describe_mode(exc.mode)}, not a regular file."
+        return f"Cannot {verb} {path}: it is {describe_mode(exc.mode)}, not a regular file."
     if isinstance(exc, FileTooLargeError):
         return (
             f"Cannot read {path}: it is larger than {_mib(exc.limit)} "

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from pi_lsp.regular_files import MiB, read_regular_async
+from pi_lsp.tools.checked_write import write_checked
 
 FileKind = Literal["file", "directory", "other"]
 
@@ -100,9 +101,11 @@ class LocalFileSystem:
         return (await self.read_bytes(path)).decode("utf-8", "replace")
 
     async def write_text(self, path: str, text: str) -> None:
-        """Write ``text`` as UTF-8 bytes (no newline translation, in place)."""
-        with open(path, "wb") as handle:
-            handle.write(encode_utf8(text))
+        """Write ``text`` as UTF-8 bytes (no newline translation, in place).
+
+        Exactly where the permission check looked, or nowhere (``checked_write``).
+        """
+        write_checked(path, encode_utf8(text))
 
     async def exists(self, path: str) -> bool:
         """``os.path.lexists``: a dangling link exists too."""
