@@ -1,10 +1,12 @@
 """Settings: pi's settings files plus editor overrides, every field defaulted (decision D7).
 
 Layers, lowest first: ``<agentDir>/settings.json``, ``<cwd>/.pi/settings.json``, then whatever the
-editor sends. Objects merge one level deep (pi's rule). A value that does not fit its field is
-reported as a problem naming the source and the key, and the default is used instead: a bad
-setting never stops a turn. Keys pi_lsp does not know are ignored, so pi's own keys are safe.
-This module only reads files; pi's runtime setters are not reproduced.
+editor sends. The project's file is the folder's, not the user's: what in it matters for safety
+applies only to a trusted project (see ``project_trust``). Objects merge one level deep (pi's
+rule). A value that does not fit its field is reported as a problem naming the source and the
+key, and the default is used instead: a bad setting never stops a turn. Keys pi_lsp does not
+know are ignored, so pi's own keys are safe. This module only reads files; pi's runtime setters
+are not reproduced.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pi_lsp import project_trust
 from pi_lsp.path_rules import PROTECTED_DEFAULTS, SECRET_DEFAULTS
+from pi_lsp.project_trust import AGENT_ONLY_KEYS
 from pi_lsp.session.paths import agent_dir
 
 QueueMode = Literal["all", "one-at-a-time"]
@@ -123,6 +127,10 @@ class Settings(_Section):
     """``editor``: edits to files open in the editor go through it (undoable, unsaved);
     ``disk``: always write files directly."""
     permissions: PermissionSettings = PermissionSettings()
+    defaultProjectTrust: Literal["ask", "always", "never"] = "ask"
+    """Whether a project's own safety settings apply when no decision is saved in
+    ``<agentDir>/trust.json``: ``always`` applies them, ``ask`` and ``never`` do not (the daemon
+    cannot prompt). Read from the agent directory's file only (pi's rule)."""
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -191,11 +199,22 @@ def load_settings(
 ) -> tuple[Settings, list[str]]:
     """Settings for ``cwd`` and the problems found (each names its source and key)."""
     problems: list[str] = []
-    layers: list[Mapping[str, Any]] = [
-        read_settings_file((agent or agent_dir()) / "settings.json", problems),
-        read_settings_file(Path(cwd) / ".pi" / "settings.json", problems),
-    ]
-    if overrides:
-        layers.append(overrides)
+    agent = agent or agent_dir()
+    user = read_settings_file(agent / "settings.json", problems)
+    project_file = Path(cwd) / ".pi" / "settings.json"
+    project = read_settings_file(project_file, problems)
+    if project and not project_trust.is_trusted(
+        cwd, agent, user.get("defaultProjectTrust", "ask"), problems
+    ):
+        defaults = PermissionSettings().model_dump()
+        project, dropped = project_trust.untrusted_layer(project, user, defaults)
+        if dropped:
+            problems.append(
+                f"{project_file}: {', '.join(dropped)} ignored: this project is not trusted "
+                f"(trust it with `pi-lsp trust {cwd}` or pi's /trust; see docs/security.md)"
+            )
+    project = {k: v for k, v in project.items() if k not in AGENT_ONLY_KEYS}
+    editor = {k: v for k, v in (overrides or {}).items() if k not in AGENT_ONLY_KEYS}
+    layers: list[Mapping[str, Any]] = [user, project, editor]
     settings = _validated(Settings, merge_layers(layers), "", problems)
     return settings, problems
