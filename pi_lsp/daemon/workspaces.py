@@ -29,7 +29,7 @@ from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import agent_dir
 from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
-from pi_lsp.tools import FileSystem
+from pi_lsp.tools import FileSystem, close_tools
 
 
 class UnknownSessionError(LookupError):
@@ -286,6 +286,7 @@ class Workspaces:
         self._opened_in.pop(session_id, None)
         if live is not None:
             await live.close()
+            close_tools(live.agent.config.tools)  # bash's full-output files go with it
 
     async def close_all(self) -> None:
         """Abort every turn and release every lock (daemon exit)."""
