@@ -28,17 +28,25 @@ def calls(*tools: tuple[str, dict[str, Any]], text: str = "done") -> Script:
     return Script(turns=[first, Turn(text=text)], default=Turn(text=text))
 
 
+async def request(editor: Editor, method: str, params: dict[str, Any]) -> Any:
+    """A request that fails the test after 30 s instead of hanging it (main froze here)."""
+    try:
+        return await asyncio.wait_for(editor.request(method, params), 30)
+    except TimeoutError:
+        raise AssertionError(f"{method}: no answer in 30 s") from None
+
+
 async def run_turn(editor: Editor, text: str = "go", session: str | None = None) -> str:
     if session is None:
-        session = (await editor.request("pi/session/new", {}))["sessionId"]
+        session = (await request(editor, "pi/session/new", {}))["sessionId"]
     ends = len([e for e in editor.events if e["event"]["type"] == "agent_end"])
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": text})
+    await request(editor, "pi/session/prompt", {"sessionId": session, "text": text})
     await editor.wait_for("agent_end", ends + 1, timeout=60)
     return session
 
 
 async def results(editor: Editor, session: str) -> list[dict[str, Any]]:
-    messages = await editor.request("pi/session/messages", {"sessionId": session})
+    messages = await request(editor, "pi/session/messages", {"sessionId": session})
     return [
         e["message"]
         for e in messages["entries"]
@@ -104,8 +112,14 @@ async def test_trusting_the_project_lets_its_settings_apply(
 
 
 async def test_with_no_folder_every_write_is_asked(start: Any, tmp_path: Path) -> None:
+    # The daemon runs in "/", as when an editor starts it for a lone file: that directory was
+    # taken as the workspace, so no write anywhere was asked.
     target = tmp_path / "lone.txt"
-    editor = await start(calls(("write", {"path": str(target), "content": "x"})), no_folder=True)
+    editor = await start(
+        calls(("write", {"path": str(target), "content": "x"})),
+        no_folder=True,
+        command_prefix=("env", "--chdir=/"),
+    )
     editor.permission_answer = "deny"
     await run_turn(editor)
     assert [r["kind"] for r in editor.permission_requests] == ["writeOutsideWorkspace"]
@@ -147,7 +161,7 @@ async def test_reading_the_protocol_stream_a_fifo_or_dev_zero_is_a_quick_error(
     assert len(found) == 4 and all(r["isError"] for r in found)
     texts = [r["content"][0]["text"] for r in found]
     assert all("not a regular file" in t for t in texts), texts
-    state = await asyncio.wait_for(editor.request("pi/session/state", {"sessionId": session}), 10)
+    state = await request(editor, "pi/session/state", {"sessionId": session})
     assert state["isStreaming"] is False  # and the daemon still answers
 
 
@@ -163,7 +177,7 @@ async def test_a_nul_byte_in_a_path_is_a_tool_error_and_the_turn_goes_on(start: 
     found = await results(editor, session)
     assert len(found) == 2 and all("NUL byte" in r["content"][0]["text"] for r in found)
     assert starts_and_ends(editor) == (2, 2)
-    messages = await editor.request("pi/session/messages", {"sessionId": session})
+    messages = await request(editor, "pi/session/messages", {"sessionId": session})
     last = messages["entries"][-1]["message"]
     assert last["role"] == "assistant" and last["content"][0]["text"] == "carried on"
 
@@ -180,7 +194,7 @@ async def test_the_daemons_environment_is_asked_for_and_never_stored(start: Any)
     assert editor.permission_requests[0]["reason"] == "a process environment"
     found = await results(editor, session)
     assert all(r["isError"] and "did not allow" in r["content"][0]["text"] for r in found)
-    state = await editor.request("pi/session/state", {"sessionId": session})
+    state = await request(editor, "pi/session/state", {"sessionId": session})
     stored = Path(state["sessionFile"]).read_text()
     assert "test-key" not in stored and "OPENAI_API_KEY" not in stored
     assert "hunter2" not in stored
