@@ -38,6 +38,8 @@ class WriteCheck:
     """The file may have other names (hard links): it was asked about, or had none."""
 
 
+_DIRECTORY_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_CLOEXEC
+"""``O_PATH`` where there is one: a folder the user may write into but not list still opens."""
 _CHECKED: ContextVar[WriteCheck | None] = ContextVar("pi_lsp_write_check", default=None)
 
 
@@ -64,7 +66,7 @@ def write_checked(path: str, data: bytes) -> None:
         raise changed(path, f"it now leads to {real}, not {check.real},")
     links_allowed = check.links_allowed if check is not None else True
     parent, name = os.path.split(real)
-    directory = os.open(parent or os.sep, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    directory = os.open(parent or os.sep, _DIRECTORY_FLAGS)
     try:
         if not _same_directory(directory, parent):
             raise changed(path, f"a folder on the way to {real} was replaced")
