@@ -25,8 +25,9 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from pi_lsp.literals import PermissionDecision, PermissionKind
 from pi_lsp.path_rules import inside, protected_pattern, secret_pattern
 from pi_lsp.session.paths import agent_dir
 from pi_lsp.settings import PermissionSettings
@@ -36,8 +37,6 @@ from pi_lsp.tools.paths import read_path_variants, resolve_to_cwd
 
 logger = logging.getLogger(__name__)
 
-Kind = Literal["bash", "writeOutsideWorkspace", "writeProtected", "readSecret"]
-Decision = Literal["allowOnce", "allowSession", "deny"]
 WRITE_TOOLS = ("write", "edit")
 
 
@@ -45,7 +44,7 @@ WRITE_TOOLS = ("write", "edit")
 class PermissionRequest:
     """What the agent wants to do."""
 
-    kind: Kind
+    kind: PermissionKind
     tool_name: str
     tool_call_id: str
     detail: str
@@ -55,7 +54,7 @@ class PermissionRequest:
     """Why a path is asked about, for the prompt (a hard link, the protected or secret pattern)."""
 
 
-Asker = Callable[[PermissionRequest], Awaitable[Decision]]
+Asker = Callable[[PermissionRequest], Awaitable[PermissionDecision]]
 
 
 @dataclass
@@ -68,7 +67,7 @@ class PermissionGate:
     ask: Asker | None = None
     agent: str = field(default_factory=lambda: str(agent_dir()))
     """pi's agent directory (its credentials are secret, writes into it protected)."""
-    granted: set[Kind] = field(default_factory=set)
+    granted: set[PermissionKind] = field(default_factory=set)
 
     async def check(self, name: str, call_id: str, args: Mapping[str, Any], cwd: str) -> str | None:
         """None when the call may run, else the refusal text for its error result."""
@@ -135,7 +134,7 @@ class PermissionGate:
         roots = [os.path.realpath(root) for root in self.roots]
         root = max((r for r in roots if inside(real, r)), key=len, default=None)
         links = _link_count(real)
-        kind: Kind | None = None
+        kind: PermissionKind | None = None
         reason: str | None = None
         if root is None:
             kind = "writeOutsideWorkspace"
@@ -168,7 +167,7 @@ class PermissionGate:
                 return reason
         return None
 
-    async def _ask(self, request: PermissionRequest) -> Decision:
+    async def _ask(self, request: PermissionRequest) -> PermissionDecision:
         if self.ask is None:
             return "deny"
         try:
