@@ -218,7 +218,9 @@ async def run(args: argparse.Namespace) -> None:
         runs = 3 if args.quick else 9
         load = await load_big(2 if args.quick else 5, work)
         if args.load_only:
-            print(f"load: first update {load['first_ms']:.1f} ms {load['first_all']}, answered {load['whole_ms']:.1f} ms")
+            print(
+                f"load: first update {load['first_ms']:.1f} ms {load['first_all']}, answered {load['whole_ms']:.1f} ms"
+            )
             return
         init = await cold_initialize(runs, work)
         latency = await chunk_latency(200 if args.quick else 1000, work, 0.005)
