@@ -43,10 +43,18 @@ function actions(item: ChatItem): HTMLElement {
   return bar;
 }
 
+/** Tool cards the user opened or closed (kept across re-renders); others follow their status. */
+const toolOpen = new Map<string, boolean>();
+document.addEventListener("click", (e) => {
+  const summary = (e.target as HTMLElement).closest("summary");
+  const d = summary?.parentElement as HTMLDetailsElement | undefined;
+  if (d?.classList.contains("tool") && d.dataset.toolId) toolOpen.set(d.dataset.toolId, !d.open);
+});
+
 function toolCard(card: ToolCard): HTMLElement {
   const box = el("details", `tool ${card.status}`);
   box.dataset.toolId = card.id;
-  if (card.status === "running" || card.status === "error" || card.diff) (box as HTMLDetailsElement).open = true;
+  (box as HTMLDetailsElement).open = toolOpen.get(card.id) ?? (card.status === "running" || card.status === "error" || !!card.diff);
   const head = el("summary");
   const arg = card.args.path ?? card.args.command ?? card.args.pattern ?? "";
   head.append(el("span", "tool-name", card.name), el("span", "tool-arg", String(arg)), el("span", `status ${card.status}`, card.status));
@@ -165,9 +173,9 @@ function render(ch: Change): void {
       const fresh = renderItem(item);
       const old = nodes.get(key);
       if (old) {
-        // keep the user's open/closed choice of details elements
-        const open = [...old.querySelectorAll("details")].map((d) => (d as HTMLDetailsElement).open);
-        fresh.querySelectorAll("details").forEach((d, i) => {
+        // keep the user's open/closed choice of thinking and summary boxes
+        const open = [...old.querySelectorAll("details:not(.tool)")].map((d) => (d as HTMLDetailsElement).open);
+        fresh.querySelectorAll("details:not(.tool)").forEach((d, i) => {
           if (i < open.length) (d as HTMLDetailsElement).open = open[i];
         });
         old.replaceWith(fresh);
