@@ -22,6 +22,8 @@ export interface Api {
   sessionsView: SessionsView;
   /** Files' text before the running/last turn changed them (Open diff). */
   before: Map<string, string>;
+  /** Permission prompts waiting for an answer, by request id (answer = call with a decision). */
+  permissions: Map<string, (decision: PermissionResult["decision"], note?: string) => void>;
 }
 
 export function activate(context: vscode.ExtensionContext): Api {
@@ -40,7 +42,6 @@ export function activate(context: vscode.ExtensionContext): Api {
   status.tooltip = "pi: open the chat";
   status.show();
   const before = new Map<string, string>();
-  const api: Api = { daemon, sessions, chat, tree, sessionsView, before };
 
   const showState = (s: SessionState): void => {
     const u = s.contextUsage;
@@ -52,6 +53,7 @@ export function activate(context: vscode.ExtensionContext): Api {
   // Permission prompts: in the panel, and as a notification when the panel is not visible.
   let nextRequest = 0;
   const pending = new Map<string, (d: PermissionResult["decision"], note?: string) => void>();
+  const api: Api = { daemon, sessions, chat, tree, sessionsView, before, permissions: pending };
   daemon.permissionHandler = (p: PermissionRequestParams, token) =>
     new Promise<PermissionResult>((resolve) => {
       const requestId = `perm-${++nextRequest}`;
