@@ -74,6 +74,8 @@ export async function setup({ name }) {
     "security.workspace.trust.enabled": false,
     "workbench.tips.enabled": false,
   }, null, 2));
+  mkdirSync(join(dirs.ud, "User"), { recursive: true });
+  writeFileSync(join(dirs.ud, "User", "settings.json"), JSON.stringify({ "workbench.startupEditor": "none", "files.autoSave": "off", "workbench.welcomePage.walkthroughs.openOnInstall": false, "workbench.colorTheme": "Default Dark Modern" }));
   const port = 18000 + Math.floor(Math.random() * 2000);
   writeFileSync(join(dirs.cfg, "config.yaml"), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const env = { ...process.env, HOME: dirs.home, XDG_CONFIG_HOME: dirs.cfg, XDG_DATA_HOME: join(w, "data"), XDG_CACHE_HOME: join(w, "cache"), PI_TEST_RESULT: join(w, "result.json") };

@@ -57,7 +57,7 @@ function toolCard(card: ToolCard): HTMLElement {
   (box as HTMLDetailsElement).open = toolOpen.get(card.id) ?? (card.status === "running" || card.status === "error" || !!card.diff);
   const head = el("summary");
   const arg = card.args.path ?? card.args.command ?? card.args.pattern ?? "";
-  head.append(el("span", "tool-name", card.name), el("span", "tool-arg", String(arg)), el("span", `status ${card.status}`, card.status));
+  head.append(el("span", "tool-name", card.name), el("span", "tool-arg", String(arg)), el("span", `status ${card.status}`, card.status === "none" ? "no result" : card.status));
   box.append(head);
   box.append(el("pre", "args", JSON.stringify(card.args, null, 2)));
   if (card.diff) {

@@ -8,7 +8,8 @@ export type Block =
   | { type: "thinking"; text: string }
   | { type: "toolCall"; id: string; name: string };
 
-export type ToolStatus = "pending" | "running" | "done" | "error";
+/** "none": a stored call whose result is not on this path (the branch was left before it ran). */
+export type ToolStatus = "pending" | "running" | "done" | "error" | "none";
 
 export interface ToolCard {
   id: string;
@@ -125,6 +126,11 @@ export class ChatModel {
     this.compacting = state?.isCompacting ?? false;
     const ch = this.change();
     for (const entry of entries) this.addEntry(entry, ch);
+    const running = this.streaming ? this.lastAssistant() : undefined;
+    for (const card of this.tools.values()) {
+      const live = running?.blocks.some((b) => b.type === "toolCall" && b.id === card.id);
+      if (card.status === "pending" && !live) card.status = "none";
+    }
     ch.reset = true;
     ch.header = true;
     return ch;

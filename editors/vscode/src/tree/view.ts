@@ -90,7 +90,8 @@ export class TreeView implements vscode.TreeDataProvider<Row>, vscode.FileDecora
       : n.onActivePath ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
     const leaf = n.id === this.model.leafId;
     const item = new vscode.TreeItem(n.preview || n.type, collapsible);
-    item.id = `${this.sessionId}:${n.id}`;
+    // the id changes when the row gains children, so VS Code applies the new default state
+    item.id = `${this.sessionId}:${n.id}:${collapsible === vscode.TreeItemCollapsibleState.None ? "l" : "c"}`;
     const kind = n.type === "message" ? n.role ?? "message" : n.type;
     item.iconPath = new vscode.ThemeIcon(leaf ? "circle-filled" : ICONS[kind] ?? "circle-outline");
     item.description = [n.label ? `🏷 ${n.label}` : "", leaf ? "● leaf" : "", n.children.length > 1 ? `${n.children.length} branches` : ""]
