@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: help demo test lint typecheck pytest bench schemas clean vsix test-vscode vscode-deps
+.PHONY: help demo test lint typecheck pytest bench schemas clean vsix test-vscode vscode-deps bench-vscode
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -67,6 +67,9 @@ test-vscode: vscode-deps vsix ## the VS Code extension: types current, unit, web
 	cd $(VSCODE) && node test/webview/run.mjs
 	cd $(VSCODE) && node test/run-ext-host.mjs
 	cd $(VSCODE) && node test/e2e/ui.mjs pi-lsp-$(VSCODE_VERSION).vsix
+
+bench-vscode: vscode-deps ## the VS Code extension's benchmarks in code-server (figures in docs/benchmarks.md)
+	cd $(VSCODE) && node scripts/build.mjs --production && node bench/run.mjs
 
 clean: ## remove the virtualenv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(VSCODE)/node_modules $(VSCODE)/e2e/node_modules $(VSCODE)/out $(VSCODE)/out-test

@@ -16,9 +16,14 @@ export class ChatPanel implements vscode.Disposable {
   private entries: Entry[] = [];
   /** Index in `entries` of the oldest entry the webview has. */
   private shownFrom = 0;
+  /** `entries` is what pi/session/messages would answer now (kept so from message_end). */
+  private fresh = false;
   private disposables: vscode.Disposable[] = [];
-  /** Every message the webview posted (tests read it through pi._test). */
+  /** Every message the webview posted, with its arrival (tests and benchmarks read it). */
   readonly received: FromWebview[] = [];
+  private readonly painted = new vscode.EventEmitter<Extract<FromWebview, { type: "painted" }>>();
+  /** The webview painted a reset (or, in bench mode, an event). */
+  readonly onPainted = this.painted.event;
   onMessage: (m: FromWebview) => void = () => undefined;
 
   constructor(private readonly extensionUri: vscode.Uri, private readonly sessions: Sessions) {
@@ -26,12 +31,30 @@ export class ChatPanel implements vscode.Disposable {
       sessions.listen({
         reset: (state, entries) => {
           this.entries = entries as Entry[];
+          this.fresh = true;
           this.shownFrom = Math.max(0, this.entries.length - PAGE);
           this.post({ type: "reset", state, entries: this.entries.slice(this.shownFrom), hasEarlier: this.shownFrom > 0 });
         },
-        event: (n) => this.post({ type: "event", event: n.event }),
+        event: (n) => {
+          this.track(n.event as unknown as Entry);
+          this.post({ type: "event", event: n.event, seq: n.seq });
+        },
       }),
     );
+  }
+
+  /** Keep `entries` current: a stored message is appended; anything else that changes the
+   * context (compaction, summaries, custom messages) makes the next panel re-read it. */
+  private track(e: Entry): void {
+    if (e.type === "message_end" && typeof e.entryId === "string" && e.message) {
+      const last = this.entries[this.entries.length - 1];
+      this.entries.push({ type: "message", id: e.entryId, parentId: last ? last.id : null, message: e.message });
+    } else if (e.type === "compaction_end" || e.type === "auto_compaction_end") {
+      this.fresh = false;
+    } else if (e.type === "entry_appended") {
+      const t = (e.entry as Entry | undefined)?.type;
+      if (t === "compaction" || t === "branch_summary" || t === "custom_message") this.fresh = false;
+    }
   }
 
   get visible(): boolean {
@@ -75,8 +98,15 @@ export class ChatPanel implements vscode.Disposable {
       const pending = this.queue;
       this.queue = [];
       for (const q of pending) if (q.type !== "reset" && q.type !== "event") void this.panel?.webview.postMessage(q);
-      // what arrived before the page was ready is re-read whole
-      if (this.sessions.current) void this.sessions.reload();
+      const state = this.sessions.current;
+      if (state && this.fresh) {
+        this.shownFrom = Math.max(0, this.entries.length - PAGE);
+        this.post({ type: "reset", state, entries: this.entries.slice(this.shownFrom), hasEarlier: this.shownFrom > 0 });
+      } else if (state) void this.sessions.reload();
+      return;
+    }
+    if (m.type === "painted") {
+      this.painted.fire(m);
       return;
     }
     if (m.type === "loadEarlier") {

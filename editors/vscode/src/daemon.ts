@@ -33,6 +33,10 @@ export class Daemon implements vscode.Disposable {
   /** The command that runs, for tests and the status tooltip. */
   running: Candidate | null = null;
   lastError: string | null = null;
+  /** Why the daemon last stopped by itself (a crash), for the panel and the tests. */
+  lastStopped: string | null = null;
+  /** Benchmarks: arrival time (epoch ms) of each pi/event, by "sessionId:seq", when not null. */
+  arrivals: Map<string, number> | null = null;
   private disposables: vscode.Disposable[] = [];
 
   constructor(readonly output: vscode.OutputChannel) {
@@ -73,6 +77,11 @@ export class Daemon implements vscode.Disposable {
     if (this.client?.state === State.Running) {
       void this.client.sendNotification("workspace/didChangeConfiguration", { settings: { pi: this.overrides() } });
     }
+  }
+
+  /** The daemon's process id (the client keeps it private; for the log and the tests). */
+  get pid(): number | undefined {
+    return (this.client as unknown as { _serverProcess?: { pid?: number } } | null)?._serverProcess?.pid;
   }
 
   get isRunning(): boolean {
@@ -139,6 +148,7 @@ export class Daemon implements vscode.Disposable {
         closed: () => {
           if (failedEarly || this.client !== client) return { action: CloseAction.DoNotRestart, handled: true };
           const message = "pi: the daemon stopped unexpectedly. Its log is in the \"pi\" output channel.";
+          this.lastStopped = message;
           this.output.appendLine(`[pi] ${message}`);
           this.stopped.fire(message);
           void vscode.window.showErrorMessage(message, "Restart Server", "Show Log").then((a) => {
@@ -150,7 +160,10 @@ export class Daemon implements vscode.Disposable {
       },
     };
     const client = new LanguageClient("pi", "pi", server, options);
-    client.onNotification(METHODS.event, (params: EventNotification) => this.events.fire(params));
+    client.onNotification(METHODS.event, (params: EventNotification) => {
+      this.arrivals?.set(`${params?.sessionId}:${params?.seq}`, performance.timeOrigin + performance.now());
+      this.events.fire(params);
+    });
     client.onRequest(METHODS.requestPermission, async (params: PermissionRequestParams, token) => {
       if (!this.permissionHandler) return { decision: "deny" };
       return this.permissionHandler(params, token);

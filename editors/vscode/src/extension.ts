@@ -117,7 +117,7 @@ export function activate(context: vscode.ExtensionContext): Api {
         if (e.type === "tool_execution_start" && (e.toolName === "edit" || e.toolName === "write") && typeof e.args?.path === "string") {
           snapshot(sessions.current?.cwd ?? "", e.args.path);
         }
-        if (e.type === "entry_appended" || e.type === "agent_end") refreshSessions();
+        if (e.type === "agent_end" || (e.type === "entry_appended" && !sessions.current?.isStreaming)) refreshSessions();
       },
     }),
     daemon.onStopped((message) => chat.notice("error", `${message} Use "pi: Restart Server" (pi.restartServer).`)),

@@ -66,8 +66,10 @@ export class Sessions implements vscode.Disposable {
     this.current = state;
     this.byFolder.set(state.folder, state.sessionId);
     this.lastSeq.set(state.sessionId, state.lastSeq);
-    const messages = await this.daemon.request<MessagesResult>(METHODS.sessionMessages, { sessionId: state.sessionId });
-    const fresh = await this.daemon.request<SessionState>(METHODS.sessionState, { sessionId: state.sessionId });
+    const [messages, fresh] = await Promise.all([
+      this.daemon.request<MessagesResult>(METHODS.sessionMessages, { sessionId: state.sessionId }),
+      this.daemon.request<SessionState>(METHODS.sessionState, { sessionId: state.sessionId }),
+    ]);
     this.current = fresh;
     this.lastSeq.set(state.sessionId, Math.max(fresh.lastSeq, this.lastSeq.get(state.sessionId) ?? 0));
     for (const l of this.listeners) l.reset?.(fresh, messages.entries);

@@ -270,14 +270,20 @@ function itemText(item: ChatItem): string {
   return "";
 }
 
+let benchEvents = false;
+/** Report the frame that shows a change (after the DOM update, at the next animation frame). */
+function painted(kind: "reset" | "event", seq?: number): void {
+  requestAnimationFrame(() => post({ type: "painted", kind, ...(seq !== undefined ? { seq } : {}), at: performance.timeOrigin + performance.now(), items: model.items.length }));
+}
+
 window.addEventListener("message", (e: MessageEvent) => {
   const m = e.data as ToWebview;
   if (!m || typeof m !== "object") return;
-  const t0 = performance.now();
   switch (m.type) {
     case "reset":
       hasEarlier = m.hasEarlier;
       render(model.load(m.entries, m.state));
+      painted("reset");
       break;
     case "earlier":
       hasEarlier = m.hasEarlier;
@@ -286,6 +292,10 @@ window.addEventListener("message", (e: MessageEvent) => {
       break;
     case "event":
       render(model.apply(m.event));
+      if (benchEvents) painted("event", m.seq);
+      break;
+    case "bench":
+      benchEvents = m.events;
       break;
     case "permission":
       render(model.askPermission(m.request));
@@ -303,8 +313,6 @@ window.addEventListener("message", (e: MessageEvent) => {
     default:
       console.warn(`pi chat: unknown message ${JSON.stringify((m as { type?: unknown }).type)}`);
   }
-  // for the benchmark: when each message was on screen
-  (window as unknown as { __piRendered?: number[] }).__piRendered?.push(performance.now() - t0);
 });
 
 post({ type: "ready" });

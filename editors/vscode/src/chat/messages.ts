@@ -7,11 +7,13 @@ export type Entry = Record<string, unknown>;
 export type ToWebview =
   | { type: "reset"; state: SessionState; entries: Entry[]; hasEarlier: boolean }
   | { type: "earlier"; entries: Entry[]; hasEarlier: boolean }
-  | { type: "event"; event: PiEvent }
+  | { type: "event"; event: PiEvent; seq: number }
   | { type: "permission"; request: PendingPermission }
   | { type: "permissionClosed"; requestId: string; note?: string }
   | { type: "setInput"; text: string }
-  | { type: "notice"; level: "info" | "warning" | "error"; text: string };
+  | { type: "notice"; level: "info" | "warning" | "error"; text: string }
+  /** Benchmarks: report when each event's change was painted. */
+  | { type: "bench"; events: boolean };
 
 export type MessageAction = "editAndBranch" | "branch" | "label" | "fork" | "copy";
 
@@ -24,4 +26,6 @@ export type FromWebview =
   | { type: "loadEarlier" }
   | { type: "command"; command: "pickModel" | "pickThinking" | "compact" | "newSession" | "showTree" | "rename" | "restart" }
   | { type: "openDiff"; path: string }
-  | { type: "copy"; text: string };
+  | { type: "copy"; text: string }
+  /** After a reset (always) or an event (bench mode): the frame that shows it, in epoch ms. */
+  | { type: "painted"; kind: "reset" | "event"; seq?: number; at: number; items: number };

@@ -160,6 +160,39 @@ describe("pi extension in the real extension host", () => {
     }
   });
 
+  it("a missing daemon: pi.restartServer says what was tried; fixing the setting starts it again", async () => {
+    const cfg = vscode.workspace.getConfiguration("pi");
+    const good = cfg.get<string[]>("server.command");
+    await cfg.update("server.command", ["/nonexistent/pi-lsp"], vscode.ConfigurationTarget.Workspace);
+    try {
+      const started = await vscode.commands.executeCommand("pi.restartServer");
+      if (started) assert.equal(api.daemon.running?.source, "pi-lsp on PATH", "fell back to PATH");
+      else {
+        assert.match(api.daemon.lastError ?? "", /Tried: setting pi\.server\.command: \/nonexistent\/pi-lsp --log-level|Tried: setting pi\.server\.command: \/nonexistent\/pi-lsp/);
+        assert.match(api.daemon.lastError ?? "", /Fix: .*pi\.server\.command/);
+        await assert.rejects(vscode.commands.executeCommand("pi.newSession") as Promise<unknown>);
+      }
+    } finally {
+      await cfg.update("server.command", good, vscode.ConfigurationTarget.Workspace);
+    }
+    assert.equal(await vscode.commands.executeCommand("pi.restartServer"), true);
+    assert.equal(api.daemon.running?.source, "setting pi.server.command");
+  });
+
+  it("a daemon that crashes: a clear message, no hung requests, restart brings the session back", async () => {
+    await vscode.commands.executeCommand("pi.newSession");
+    await vscode.commands.executeCommand("pi.sendPrompt", "please fix add");
+    const old = api.sessions.current!;
+    const pid = api.daemon.pid;
+    assert.ok(pid, "daemon pid");
+    process.kill(pid, "SIGKILL");
+    await until("stopped", () => !api.daemon.isRunning && api.daemon.lastStopped, 15000);
+    assert.match(api.daemon.lastStopped!, /stopped unexpectedly/);
+    for (const answer of api.permissions.values()) answer("deny");
+    assert.equal(await vscode.commands.executeCommand("pi.restartServer"), true);
+    await until("reopened", () => api.sessions.current && api.sessions.current.sessionFile === old.sessionFile, 30000);
+  });
+
   it("pi.restartServer restarts the daemon and reopens the session", async () => {
     const old = api.sessions.current!;
     assert.equal(await vscode.commands.executeCommand("pi.restartServer"), true);

@@ -66,7 +66,13 @@ await page.addInitScript(() => {
   window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m), setState() {}, getState() {} });
 });
 await page.goto(base);
-const posted = () => page.evaluate(() => window.__posted.splice(0));
+// what the page posted, less its "painted" reports (checked on their own)
+let paints = [];
+const posted = async () => {
+  const all = await page.evaluate(() => window.__posted.splice(0));
+  paints.push(...all.filter((m) => m.type === "painted"));
+  return all.filter((m) => m.type !== "painted");
+};
 // resolves once the page has handled the message (its listener runs before this one)
 const send = (m) =>
   page.evaluate((x) => new Promise((r) => {
@@ -96,13 +102,10 @@ await check("the captured turn streams into the panel: text, thinking, tool card
   await send({ type: "reset", state, entries: turn.messagesBefore.entries, hasEarlier: false });
   let sawPartial = false;
   for (const n of turn.events) {
-    await send({ type: "event", event: n.event });
+    await send({ type: "event", event: n.event, seq: n.seq });
     if (n.event.type === "message_update" && n.event.assistantMessageEvent.type === "text_delta" && !sawPartial) {
       const t = await page.locator("#log .item.assistant .md").last().textContent();
       sawPartial = t.length > 0 && !t.includes("Reading calc.py.");
-    }
-    if (n.seq === 30) {
-      // the bash permission request arrives while the tool is about to run
     }
   }
   assert(sawPartial, "a partial text was on screen while streaming");
@@ -121,6 +124,10 @@ await check("the captured turn streams into the panel: text, thinking, tool card
   const stored = turn.messagesAfter.entries.filter((e) => e.type === "message" && e.message.role !== "toolResult").map((e) => e.id);
   assert(JSON.stringify(ids) === JSON.stringify(stored), `data-entry-id ${ids} vs ${stored}`);
   await page.screenshot({ path: join(shots, "webview-chat.png") });
+  await posted();
+  const reset = paints.find((m) => m.kind === "reset");
+  assert(reset && reset.items === 0 && typeof reset.at === "number", `painted after the reset: ${JSON.stringify(paints)}`);
+  assert(!paints.some((m) => m.kind === "event"), "no per-event reports outside bench mode");
 });
 
 await check("message actions post the right messages", async () => {
