@@ -83,3 +83,20 @@ def test_unreadable_or_invalid_files_are_reported_and_ignored(tmp_path: Path) ->
         "not a JSON object" in p for p in problems
     )
     assert (agent / "settings.json").read_text() == "{not json"  # never rewritten
+
+
+def test_every_setting_is_described_in_the_schema() -> None:
+    # editors show these descriptions (VS Code's pi.* settings are generated from the schema)
+    schema = json.loads(
+        (Path(__file__).resolve().parents[2] / "schemas" / "settings.schema.json").read_text()
+    )
+    missing = [k for k, v in schema["properties"].items() if "description" not in v]
+    for name, section in schema["$defs"].items():
+        missing += [
+            f"{name}.{k}"
+            for k, v in section.get("properties", {}).items()
+            if "description" not in v
+        ]
+    sections = {k for k, v in schema["properties"].items() if "$ref" in v}
+    assert set(missing) == sections  # a section's description is its class docstring ($defs)
+    assert all("description" in schema["$defs"][d] for d in schema["$defs"])
