@@ -67,7 +67,8 @@ function contribution(node, description) {
   out.type = types.length === 1 ? types[0] : types;
   if (enums) out.enum = enums;
   if ("default" in node) out.default = node.default;
-  out.description = description;
+  // pydantic docstrings use reStructuredText literals; VS Code renders markdown descriptions
+  out.markdownDescription = description.replace(/``/g, "`");
   if (out.additionalProperties && out.additionalProperties.$ref) out.additionalProperties = { type: "object" };
   return out;
 }

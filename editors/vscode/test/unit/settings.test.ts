@@ -37,7 +37,9 @@ test("every setting in settings.schema.json is contributed as pi.<key> with its 
       const def = schema.properties[key].default;
       for (const k of nested) assert.deepEqual(props[k].default, def[k.slice(`pi.${key}.`.length)], k);
     } else assert.deepEqual(direct.default, schema.properties[key].default, key);
-    assert.ok((direct ?? props[nested[0]]).description, `pi.${key} has a description`);
+    const d = direct ?? props[nested[0]];
+    assert.ok(d.markdownDescription ?? d.description, `pi.${key} has a description`);
+    assert.ok(!/``/.test(d.markdownDescription ?? ""), `pi.${key}: markdown, not reStructuredText`);
   }
   assert.deepEqual(props["pi.editMode"].enum, ["editor", "disk"]);
   assert.ok(props["pi.server.command"], "the extension's own settings are there too");
