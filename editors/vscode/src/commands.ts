@@ -109,6 +109,11 @@ export function registerCommands(p: Parts): vscode.Disposable[] {
     },
     "pi.renameSession": async (raw) => {
       const a = argsOf(raw, "name");
+      // from the Sessions view's context menu: that session, opened first
+      const row = a.info as { path?: string } | undefined;
+      if (a.kind === "session" && row?.path && row.path !== sessions.current?.sessionFile) {
+        await sessions.open(row.path, s(a.folder));
+      }
       const name = s(a.name) ?? (await vscode.window.showInputBox({ title: "pi: Rename Session", value: sessions.current?.sessionName ?? "" }));
       if (!name) return undefined;
       const state = await sessions.request<SessionState>(METHODS.sessionRename, { name });

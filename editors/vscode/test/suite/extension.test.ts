@@ -145,6 +145,21 @@ describe("pi extension in the real extension host", () => {
     assert.equal(byId, forked);
   });
 
+  it("the Sessions view lists the folder's sessions newest first, marks the open one, filters", async () => {
+    const rows = (await api.sessionsView.getChildren()) as { kind: string; info: { path: string; name?: string | null; modified: string } }[];
+    assert.ok(rows.length >= 2, `rows ${rows.length}`);
+    const times = rows.map((r) => Date.parse(r.info.modified));
+    assert.deepEqual(times, [...times].sort((a, b) => b - a), "newest first");
+    const open = rows.find((r) => r.info.path === api.sessions.current?.sessionFile);
+    assert.ok(open, "the open session is listed");
+    assert.match(String(api.sessionsView.getTreeItem(open as never).description), /open/);
+    await vscode.commands.executeCommand("pi.filterSessions", api.sessions.current!.sessionId.slice(0, 8));
+    const filtered = (await api.sessionsView.getChildren()) as typeof rows;
+    assert.deepEqual(filtered.map((r) => r.info.path), [api.sessions.current!.sessionFile]);
+    await vscode.commands.executeCommand("pi.filterSessions", "");
+    assert.equal(((await api.sessionsView.getChildren()) as typeof rows).length, rows.length);
+  });
+
   it("a denied permission becomes the tool's error; an ignored one is denied after the timeout", async () => {
     await vscode.workspace.getConfiguration("pi").update("permissions.timeoutMs", 1500, vscode.ConfigurationTarget.Workspace);
     try {
