@@ -4,8 +4,9 @@ Run from the repository root: ``.venv/bin/python editors/vscode/scripts/capture_
 (``npm run capture`` in editors/vscode). Drives ``python -m pi_lsp --stdio`` with the scripted
 OpenAI-compatible server (``pi_lsp.devtools``) through the scenarios the panel must render and
 writes one JSON file per scenario to ``editors/vscode/test/fixtures/``: the ``pi/event`` params in
-arrival order, the server→client requests, and ``pi/session/messages`` and ``pi/session/tree`` before and after the scenario. The
-temporary directory is replaced by ``/home/me`` so reruns differ only in ids and times.
+arrival order, the server→client requests, and ``pi/session/messages`` and ``pi/session/tree``
+before and after the scenario. The temporary directory is replaced by ``/home/me`` so reruns
+differ only in ids and times.
 """
 
 from __future__ import annotations
@@ -59,24 +60,29 @@ SCRIPT = Script(
 
 
 class Recording:
+    """The events and server→client requests since the last ``take``."""
+
     def __init__(self, client: Client) -> None:
         self.events: list[Any] = []
         self.requests: list[Any] = []
         client.on_message = self.on_message
 
     def on_message(self, message: dict[str, Any], arrival: int) -> None:
+        """Keep ``pi/event`` params and server→client requests."""
         if message.get("method") == "pi/event":
             self.events.append(message["params"])
         elif message.get("method") and "id" in message:
             self.requests.append({"method": message["method"], "params": message.get("params")})
 
     def take(self) -> tuple[list[Any], list[Any]]:
+        """What was recorded, then start afresh."""
         events, requests = self.events, self.requests
         self.events, self.requests = [], []
         return events, requests
 
 
 async def idle(client: Client, session: str) -> None:
+    """Wait until the session neither streams nor compacts."""
     for _ in range(1000):
         state = await client.request("pi/session/state", {"sessionId": session})
         if not state["isStreaming"] and not state["isCompacting"]:
@@ -86,6 +92,7 @@ async def idle(client: Client, session: str) -> None:
 
 
 def scrub(value: Any, tmp: str) -> Any:
+    """``value`` with the temporary directory shown as ``/home/me``."""
     if isinstance(value, str):
         return value.replace(tmp, "/home/me")
     if isinstance(value, list):
@@ -96,6 +103,7 @@ def scrub(value: Any, tmp: str) -> Any:
 
 
 async def capture(work: Path) -> dict[str, Any]:
+    """Run the scenarios; their recordings by name."""
     root = work / "project"
     root.mkdir()
     (root / "calc.py").write_text(CALC)
@@ -138,8 +146,9 @@ async def capture(work: Path) -> dict[str, Any]:
             }
 
         async def turn() -> None:
-            await client.request("pi/session/prompt", {"sessionId": session,
-                                                       "text": "Why does add(-1, 2) return 3?"})
+            await client.request(
+                "pi/session/prompt", {"sessionId": session, "text": "Why does add(-1, 2) return 3?"}
+            )
             await client.wait_event("agent_end")
 
         await scenario("turn", turn)
@@ -174,6 +183,7 @@ async def capture(work: Path) -> dict[str, Any]:
 
 
 def main() -> None:
+    """Capture and write the fixtures."""
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="pi-capture-") as tmp:
         recorded = asyncio.run(capture(Path(tmp)))
