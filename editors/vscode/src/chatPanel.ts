@@ -25,6 +25,8 @@ export class ChatPanel implements vscode.Disposable {
   /** The webview painted a reset (or, in bench mode, an event). */
   readonly onPainted = this.painted.event;
   onMessage: (m: FromWebview) => void = () => undefined;
+  /** The page (re)loaded: what it must show again (pending permission prompts). */
+  onReady: () => void = () => undefined;
 
   constructor(private readonly extensionUri: vscode.Uri, private readonly sessions: Sessions) {
     this.disposables.push(
@@ -103,6 +105,7 @@ export class ChatPanel implements vscode.Disposable {
         this.shownFrom = Math.max(0, this.entries.length - PAGE);
         this.post({ type: "reset", state, entries: this.entries.slice(this.shownFrom), hasEarlier: this.shownFrom > 0 });
       } else if (state) void this.sessions.reload();
+      this.onReady();
       return;
     }
     if (m.type === "painted") {

@@ -5,6 +5,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { ChatPanel } from "./chatPanel";
 import type { FromWebview } from "./chat/messages";
+import type { PendingPermission } from "./chat/model";
 import { registerCommands } from "./commands";
 import { Daemon } from "./daemon";
 import { METHODS, type PermissionRequestParams, type PermissionResult, type PromptResult, type SessionState } from "./protocol";
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): Api {
   // Permission prompts: in the panel, and as a notification when the panel is not visible.
   let nextRequest = 0;
   const pending = new Map<string, (d: PermissionResult["decision"], note?: string) => void>();
+  const asked = new Map<string, PendingPermission>();
   const api: Api = { daemon, sessions, chat, tree, sessionsView, before, permissions: pending };
   daemon.permissionHandler = (p: PermissionRequestParams, token) =>
     new Promise<PermissionResult>((resolve) => {
@@ -62,13 +64,15 @@ export function activate(context: vscode.ExtensionContext): Api {
       const finish = (decision: PermissionResult["decision"], note?: string): void => {
         if (!pending.has(requestId)) return;
         pending.delete(requestId);
+        asked.delete(requestId);
         clearTimeout(timer);
         chat.permissionClosed(requestId, note);
         resolve({ decision });
       };
       pending.set(requestId, finish);
+      asked.set(requestId, { requestId, kind: p.kind, toolName: p.toolName, toolCallId: p.toolCallId, detail: p.detail });
       token.onCancellationRequested(() => finish("deny", `The request to run "${p.detail}" was withdrawn.`));
-      chat.permission({ requestId, kind: p.kind, toolName: p.toolName, toolCallId: p.toolCallId, detail: p.detail });
+      chat.permission(asked.get(requestId)!);
       if (!chat.visible) {
         const what = p.kind === "bash" ? `pi wants to run: ${p.detail}` : `pi wants to write outside the workspace: ${p.detail}`;
         void vscode.window.showWarningMessage(what, ...Object.keys(DECISIONS)).then((a) => {
@@ -133,6 +137,9 @@ export function activate(context: vscode.ExtensionContext): Api {
     } }),
   );
 
+  chat.onReady = () => {
+    for (const p of asked.values()) chat.permission(p);
+  };
   chat.onMessage = (m: FromWebview) => void onWebview(m).catch((err) => {
     const message = err instanceof Error ? err.message : String(err);
     chat.notice("error", message);

@@ -389,7 +389,11 @@ export class ChatModel {
   }
 
   private delta(d: Json, ch: Change): void {
-    const item = this.lastAssistant();
+    let item = this.lastAssistant();
+    if ((!item || !item.streaming) && this.streaming) {
+      // the panel was (re)loaded in the middle of a message: show the rest of it
+      item = this.add<Extract<ChatItem, { kind: "assistant" }>>({ kind: "assistant", entryId: null, blocks: [], streaming: true, stopReason: null, errorMessage: null }, ch);
+    }
     if (!item || !item.streaming) {
       ch.ignored = `message_update without a streaming assistant message (${str(d.type)})`;
       return;

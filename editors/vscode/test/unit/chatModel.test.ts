@@ -135,3 +135,19 @@ test("cost is summed from the assistant messages' usage", () => {
     { type: "message", id: "b", message: { role: "assistant", content: [], usage: { cost: { total: 0.5 } } } }], null);
   assert.equal(model.usage().cost, 0.75);
 });
+
+test("a panel loaded in the middle of a streamed message shows the rest of it", () => {
+  const s = scenario("turn");
+  const state = s.events.find((e) => e.event.type === "state_changed")?.event.state as never;
+  const cut = s.events.findIndex((e) => e.event.type === "message_update" && (e.event as unknown as { assistantMessageEvent: { type: string } }).assistantMessageEvent.type === "text_delta");
+  const model = new ChatModel();
+  model.load([], { ...(state as object), isStreaming: true } as never);
+  const ignored: string[] = [];
+  for (const n of s.events.slice(cut + 1)) {
+    const ch = model.apply(n.event);
+    if (ch.ignored) ignored.push(ch.ignored);
+  }
+  assert.deepEqual(ignored, []);
+  const last = model.items.filter((i) => i.kind === "assistant").at(-1);
+  assert.ok(last && last.kind === "assistant" && /no longer calls/.test(JSON.stringify(last.blocks)));
+});
