@@ -438,7 +438,7 @@ export class ChatModel {
 
   /** A `pi/requestPermission` the user has to answer in the panel. */
   askPermission(p: PendingPermission): Change {
-    this.permissions.push(p);
+    if (!this.permissions.some((x) => x.requestId === p.requestId)) this.permissions.push(p);
     const ch = this.change();
     ch.tools.push(p.toolCallId);
     ch.header = true;

@@ -74,6 +74,8 @@ test("permission prompts are pending until answered, and withdrawn when the tool
   const model = new ChatModel();
   model.askPermission({ requestId: "1", kind: String(req.params.kind), toolName: "bash", toolCallId: String(req.params.toolCallId), detail: String(req.params.detail) });
   assert.equal(model.permissions.length, 1);
+  model.askPermission({ requestId: "1", kind: "bash", toolName: "bash", toolCallId: String(req.params.toolCallId), detail: "again" });
+  assert.equal(model.permissions.length, 1, "the same request shown again is not doubled");
   for (const n of s.events) model.apply(n.event);
   assert.equal(model.permissions.length, 0, "tool_execution_end of that call closes it");
   model.askPermission({ requestId: "2", kind: "bash", toolName: "bash", toolCallId: "x", detail: "ls" });
