@@ -17,5 +17,6 @@ await Promise.all([
   build({ ...common, entryPoints: ["webview/chat.ts"], outfile: "media/chat.js", platform: "browser", format: "iife", target: "chrome110" }),
   build({ ...common, entryPoints: tests("test/unit"), outdir: "out-test/unit", platform: "node", format: "cjs", target: "node18", external: ["vscode"] }),
   build({ ...common, entryPoints: tests("test/suite"), outdir: "out-test/suite", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),
+  build({ ...common, entryPoints: tests("test/multiroot"), outdir: "out-test/multiroot", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),
   build({ ...common, entryPoints: tests("bench/suite"), outdir: "out-test/bench", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),
 ]);

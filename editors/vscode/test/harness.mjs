@@ -44,7 +44,7 @@ export function assertReady() {
 }
 
 /** Everything a run needs, under one temporary folder; `stop()` ends the processes. */
-export async function setup({ name }) {
+export async function setup({ name, multiRoot = false }) {
   const w = mkdtempSync(join(tmpdir(), `pi-vscode-${name}-`));
   const dirs = { home: join(w, "home"), ws: join(w, "ws"), ud: join(w, "ud"), exts: join(w, "exts"), cfg: join(w, "cfg"), agent: join(w, "agent") };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
@@ -59,8 +59,7 @@ export async function setup({ name }) {
     rl.once("line", (l) => res(l.trim()));
     fake.once("exit", (c) => rej(new Error(`fake_openai exited ${c}`)));
   });
-  mkdirSync(join(dirs.ws, ".vscode"), { recursive: true });
-  writeFileSync(join(dirs.ws, ".vscode", "settings.json"), JSON.stringify({
+  const settings = {
     "pi.server.command": [join(repo, ".venv", "bin", "pi-lsp")],
     "pi.server.env": { PI_CODING_AGENT_DIR: dirs.agent, OPENAI_API_KEY: "test-key", PI_LSP_PREWARM: "0", LITELLM_LOCAL_MODEL_COST_MAP: "True" },
     "pi.server.logLevel": "info",
@@ -73,7 +72,18 @@ export async function setup({ name }) {
     "workbench.startupEditor": "none",
     "security.workspace.trust.enabled": false,
     "workbench.tips.enabled": false,
-  }, null, 2));
+  };
+  mkdirSync(join(dirs.ws, ".vscode"), { recursive: true });
+  writeFileSync(join(dirs.ws, ".vscode", "settings.json"), JSON.stringify(settings, null, 2));
+  let workspaceFile = null;
+  if (multiRoot) {
+    // a second folder with its own file; both in a .code-workspace carrying the settings
+    dirs.ws2 = join(w, "ws2");
+    mkdirSync(dirs.ws2, { recursive: true });
+    writeFileSync(join(dirs.ws2, "other.py"), "print('other')\n");
+    workspaceFile = join(w, "two.code-workspace");
+    writeFileSync(workspaceFile, JSON.stringify({ folders: [{ path: dirs.ws }, { path: dirs.ws2 }], settings }, null, 2));
+  }
   mkdirSync(join(dirs.ud, "User"), { recursive: true });
   writeFileSync(join(dirs.ud, "User", "settings.json"), JSON.stringify({ "workbench.startupEditor": "none", "files.autoSave": "off", "workbench.welcomePage.walkthroughs.openOnInstall": false, "workbench.colorTheme": "Default Dark Modern" }));
   const port = 18000 + Math.floor(Math.random() * 2000);
@@ -81,7 +91,9 @@ export async function setup({ name }) {
   const env = { ...process.env, HOME: dirs.home, XDG_CONFIG_HOME: dirs.cfg, XDG_DATA_HOME: join(w, "data"), XDG_CACHE_HOME: join(w, "cache"), PI_TEST_RESULT: join(w, "result.json") };
   const cs = (args, opts = {}) => spawn(CODE_SERVER, ["--config", join(dirs.cfg, "config.yaml"), "--user-data-dir", dirs.ud, "--extensions-dir", dirs.exts, ...args], { env, ...opts });
   const run = {
-    w, dirs, apiBase, port, env, base: `http://127.0.0.1:${port}`,
+    w, dirs, apiBase, port, env, workspaceFile, base: `http://127.0.0.1:${port}`,
+    /** The workbench URL query opening the folder (or the multi-root workspace). */
+    target: () => (workspaceFile ? `workspace=${encodeURIComponent(workspaceFile)}` : `folder=${encodeURIComponent(dirs.ws)}`),
     install(vsix) {
       execFileSync(CODE_SERVER, ["--config", join(dirs.cfg, "config.yaml"), "--user-data-dir", dirs.ud, "--extensions-dir", dirs.exts, "--install-extension", vsix], { env, stdio: "ignore" });
     },

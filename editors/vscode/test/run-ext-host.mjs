@@ -6,7 +6,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { setup, ext } from "./harness.mjs";
 
-const run = await setup({ name: "exthost" });
+/** One code-server run of the mocha suite in out-test/<suite>; true when it passed. */
+async function suite(name, multiRoot) {
+const run = await setup({ name, multiRoot });
 let code = 1;
 try {
   await run.start();
@@ -19,19 +21,30 @@ try {
   const auth = new URL(run.base).host;
   const payload = JSON.stringify([
     ["extensionDevelopmentPath", `vscode-remote://${auth}${ext}`],
-    ["extensionTestsPath", `vscode-remote://${auth}${ext}/out-test/suite`],
+    ["extensionTestsPath", `vscode-remote://${auth}${ext}/out-test/${name}`],
   ]);
   const done = new Promise((r) => page.exposeFunction("codeAutomationExit", (c) => r(c)));
-  await page.goto(`${run.base}/?folder=${encodeURIComponent(run.dirs.ws)}&payload=${encodeURIComponent(payload)}`);
+  await page.goto(`${run.base}/?${run.target()}&payload=${encodeURIComponent(payload)}`);
   code = await Promise.race([done, new Promise((r) => setTimeout(() => r("timeout"), 240000))]);
   const file = run.env.PI_TEST_RESULT;
   if (existsSync(file)) {
     const res = JSON.parse(readFileSync(file, "utf8"));
     for (const t of res.tests) console.log(`${t.ok ? "ok" : "not ok"} - ${t.title}${t.ok ? "" : `\n  ${t.error}`}`);
-    console.log(`${res.passed} passed, ${res.failed} failed`);
+    totals.passed += res.passed;
+    totals.failed += res.failed;
     if (code === 0 && res.failed) code = 1;
-  } else console.log(`no results (workbench exit: ${code})`);
+  } else {
+    totals.failed++;
+    console.log(`not ok - ${name}: no results (workbench exit: ${code})`);
+  }
 } finally {
   run.stop();
 }
-process.exit(code === 0 ? 0 : 1);
+return code === 0;
+}
+
+const totals = { passed: 0, failed: 0 };
+const single = await suite("suite", false);
+const multi = await suite("multiroot", true);
+console.log(`${totals.passed} passed, ${totals.failed} failed`);
+process.exit(single && multi ? 0 : 1);
