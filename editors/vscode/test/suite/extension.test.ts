@@ -68,6 +68,14 @@ describe("pi extension in the real extension host", () => {
     const ran = events.find((e) => e.event.type === "tool_execution_end" && (e.event as { toolName?: string }).toolName === "bash");
     assert.ok(ran && !(ran.event as { isError?: boolean }).isError, "bash ran after allowOnce");
     assert.equal(api.before.get(path.join(ws().fsPath, "calc.py")), "def add(a, b):\n    return abs(a) + b  # unsaved\n", "text before the turn kept for Open diff");
+    // the panel's "Open diff": the text before the turn against the buffer now
+    api.chat.onMessage({ type: "openDiff", path: "calc.py" });
+    const diffTab = await until("diff tab", () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputTextDiff));
+    const input = diffTab.input as vscode.TabInputTextDiff;
+    assert.equal(input.original.scheme, "pi-before");
+    assert.equal((await vscode.workspace.openTextDocument(input.original)).getText(), "def add(a, b):\n    return abs(a) + b  # unsaved\n");
+    assert.equal(input.modified.fsPath, doc.uri.fsPath);
+    await vscode.window.tabGroups.close(diffTab);
     await vscode.window.showTextDocument(doc);
     await vscode.commands.executeCommand("undo");
     await until("undo", () => doc.getText() === "def add(a, b):\n    return abs(a) + b  # unsaved\n", 5000);
