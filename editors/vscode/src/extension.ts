@@ -126,7 +126,9 @@ export function activate(context: vscode.ExtensionContext): Api {
     }),
     daemon.onStopped((message) => chat.notice("error", `${message} Use "pi: Restart Server" (pi.restartServer).`)),
     daemon.onStarted(() => refreshSessions()),
-    vscode.window.onDidChangeActiveTextEditor(() => {
+    vscode.window.onDidChangeActiveTextEditor((editor) => {
+      sessions.editorChanged(editor);
+      if (!editor) return;
       if (chat.visible && !sessions.pinned && sessions.current && !sessions.current.isStreaming) {
         void sessions.followFolder(true).catch((err) => output.appendLine(`[pi] ${String(err)}`));
       }

@@ -55,11 +55,18 @@ export class Sessions implements vscode.Disposable {
     for (const l of this.listeners) l.event?.(n);
   }
 
-  /** The folder of the active editor, else the first folder (URI string as sent to the daemon). */
+  /** The folder of the last active text editor (a focused webview has none), else the first. */
   activeFolder(): string | undefined {
-    const doc = vscode.window.activeTextEditor?.document.uri;
+    const doc = vscode.window.activeTextEditor?.document.uri ?? this.lastEditor;
     const folder = (doc && vscode.workspace.getWorkspaceFolder(doc)) ?? vscode.workspace.workspaceFolders?.[0];
     return folder?.uri.toString();
+  }
+
+  private lastEditor: vscode.Uri | undefined;
+
+  /** Called when the active text editor changes (extension.ts). */
+  editorChanged(editor: vscode.TextEditor | undefined): void {
+    if (editor) this.lastEditor = editor.document.uri;
   }
 
   async showState(state: SessionState): Promise<SessionState> {
@@ -99,11 +106,10 @@ export class Sessions implements vscode.Disposable {
     return this.showState(state);
   }
 
-  /** The current session, else the remembered one of the active folder, else a new one. */
+  /** The current session, else the remembered one of the active folder, else a new one. (The
+   * chat changes folder only when the user switches editors, never in the middle of a send.) */
   async ensure(): Promise<SessionState> {
-    if (this.current && (this.pinned || this.current.folder === (this.activeFolder() ?? this.current.folder))) {
-      return this.current;
-    }
+    if (this.current) return this.current;
     return this.followFolder(true);
   }
 

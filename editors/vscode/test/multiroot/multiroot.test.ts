@@ -38,6 +38,26 @@ describe("multi-root workspace", () => {
     await until("back to folder A's session", () => api.sessions.current?.sessionId === first.sessionId);
   });
 
+  it("a prompt sent from the focused chat panel goes to the session it shows", async () => {
+    await vscode.window.showTextDocument(vscode.Uri.joinPath(b.uri, "other.py"), { viewColumn: vscode.ViewColumn.One });
+    await until("session of folder B", () => api.sessions.current?.folder === b.uri.toString());
+    const shown = api.sessions.current!.sessionId;
+    api.chat.show(); // the webview takes the focus: no active text editor
+    await until("chat focused", () => !vscode.window.activeTextEditor, 5000).catch(() => undefined);
+    const users: string[] = [];
+    const d = api.daemon.onEvent((n) => {
+      if (n.event.type === "message_end" && (n.event as { message?: { role?: string } }).message?.role === "user") users.push(n.sessionId);
+    });
+    try {
+      api.chat.onMessage({ type: "send", text: "hello from B", mode: "prompt" });
+      await until("the user message", () => users.length > 0);
+      assert.deepEqual(users, [shown]);
+      assert.equal(api.sessions.current?.sessionId, shown);
+    } finally {
+      d.dispose();
+    }
+  });
+
   it("a pinned session stays when another folder's editor becomes active", async () => {
     assert.equal(await vscode.commands.executeCommand("pi.pinSession"), true);
     const pinned = api.sessions.current!.sessionId;
