@@ -4,6 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
+VSCODE := editors/vscode
+VSCODE_VERSION = $(shell node -p 'require("./$(VSCODE)/package.json").version')
+VSCODE_DEPS := $(VSCODE)/node_modules/.installed
+VSCODE_E2E_DEPS := $(VSCODE)/e2e/node_modules/.installed
 
 .PHONY: help demo test lint typecheck pytest bench schemas clean vsix test-vscode vscode-deps bench-vscode
 
@@ -34,13 +38,10 @@ pytest: $(STAMP) ## the test suite
 bench: $(STAMP) ## benchmarks; results go to docs/benchmarks.md by hand
 	$(PY) -m bench
 
-schemas: $(STAMP) ## regenerate schemas/ from the pydantic models
+schemas: $(STAMP) $(VSCODE_DEPS) ## regenerate schemas/ from the pydantic models, then the VS Code extension's types and pi.* settings from schemas/
 	$(PY) -m pi_lsp.schemas_gen
+	cd $(VSCODE) && npm run --silent gen
 
-VSCODE := editors/vscode
-VSCODE_VERSION = $(shell node -p 'require("./$(VSCODE)/package.json").version')
-VSCODE_DEPS := $(VSCODE)/node_modules/.installed
-VSCODE_E2E_DEPS := $(VSCODE)/e2e/node_modules/.installed
 
 $(VSCODE_DEPS): $(VSCODE)/package-lock.json
 	cd $(VSCODE) && npm ci --no-audit --no-fund
