@@ -39,7 +39,7 @@ export type Toolcallid2 = string;
 export type Toolname2 = string;
 export type Iserror = boolean;
 export type Type10 = "auto_compaction_start";
-export type Reason = "threshold" | "overflow";
+export type CompactionReason = "threshold" | "overflow";
 export type Type11 = "auto_compaction_end";
 export type Result1 = {
   [k: string]: unknown | undefined;
@@ -180,7 +180,7 @@ export interface Result {
  */
 export interface AutoCompactionStart {
   type: Type10;
-  reason: Reason;
+  reason: CompactionReason;
   [k: string]: unknown | undefined;
 }
 /**

@@ -5,18 +5,43 @@ export type Firstkeptentryid = string;
 export type Issplitturn = boolean;
 export type Tokensbefore = number;
 export type Previoussummary = string | null;
+/**
+ * Automatic compaction on/off (manual compaction works either way).
+ */
 export type Enabled = boolean;
+/**
+ * Tokens kept free for the reply; compaction triggers above ``window - reserve``.
+ */
 export type Reservetokens = number;
+/**
+ * Roughly how many tokens of recent history stay verbatim after a compaction.
+ */
 export type Keeprecenttokens = number;
 export type Entryid = string;
 export type Role = string;
+/**
+ * Summarized and replaced by the summary; with D2 this starts with what the previous
+ * compaction kept verbatim (pi v0.58.3 drops those messages).
+ */
 export type Messagestosummarize = MessageRef[];
+/**
+ * The start of a turn split by the cut; summarized separately.
+ */
 export type Turnprefixmessages = MessageRef[];
+/**
+ * How many of ``messages_to_summarize`` the previous compaction had kept (the D2 part).
+ */
 export type Previouskeptcount = number;
 export type Read = string[];
 export type Written = string[];
 export type Edited = string[];
+/**
+ * Files only read (sorted in UTF-16 code-unit order, as JavaScript sorts).
+ */
 export type Readfiles = string[];
+/**
+ * Files written or edited (same order).
+ */
 export type Modifiedfiles = string[];
 export type Nothingtocompact = boolean;
 export type Reason = string;

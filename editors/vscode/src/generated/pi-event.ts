@@ -44,7 +44,11 @@ export type Toolcallid2 = string;
 export type Toolname2 = string;
 export type Iserror = boolean;
 export type Type10 = "auto_compaction_start";
-export type Reason = "threshold" | "overflow";
+/**
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "CompactionReason".
+ */
+export type CompactionReason = "threshold" | "overflow";
 export type Type11 = "auto_compaction_end";
 export type Result1 = {
   [k: string]: unknown | undefined;
@@ -82,25 +86,41 @@ export type Provider = string;
 export type Modelid = string;
 export type Contextwindow = number;
 export type Reasoning = boolean;
-export type Thinkinglevel = string;
-export type Availablethinkinglevels = string[];
+/**
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "ThinkingLevel".
+ */
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export type Availablethinkinglevels = ThinkingLevel[];
 export type Leafid = string | null;
 export type Isstreaming = boolean;
 export type Iscompacting = boolean;
 export type Steeringqueue = string[];
 export type Followupqueue = string[];
+/**
+ * Estimated context tokens; null right after a compaction until a new usage arrives.
+ */
 export type Tokens = number | null;
 export type Contextwindow1 = number;
+/**
+ * ``tokens / context_window × 100``; null when ``tokens`` is.
+ */
 export type Percent = number | null;
 export type Entrycount = number;
 export type Lastseq = number;
 export type Type17 = "compaction_start";
-export type Reason1 = "manual";
+export type Reason = "manual";
 export type Type18 = "compaction_end";
 export type Summary = string;
 export type Firstkeptentryid = string;
 export type Tokensbefore = number;
+/**
+ * Files only read (sorted in UTF-16 code-unit order, as JavaScript sorts).
+ */
 export type Readfiles = string[];
+/**
+ * Files written or edited (same order).
+ */
 export type Modifiedfiles = string[];
 export type Errormessage2 = string | null;
 export type Type19 = "error";
@@ -268,7 +288,7 @@ export interface Result {
  */
 export interface AutoCompactionStart {
   type: Type10;
-  reason: Reason;
+  reason: CompactionReason;
   [k: string]: unknown | undefined;
 }
 /**
@@ -366,14 +386,14 @@ export interface SessionState {
   cwd: Cwd;
   folder: Folder;
   model: ModelState | null;
-  thinkingLevel: Thinkinglevel;
+  thinkingLevel: ThinkingLevel;
   availableThinkingLevels: Availablethinkinglevels;
   leafId: Leafid;
   isStreaming: Isstreaming;
   isCompacting: Iscompacting;
   steeringQueue: Steeringqueue;
   followUpQueue: Followupqueue;
-  contextUsage: ContextUsageOut | null;
+  contextUsage: ContextUsage | null;
   entryCount: Entrycount;
   lastSeq: Lastseq;
   [k: string]: unknown | undefined;
@@ -392,16 +412,15 @@ export interface ModelState {
   [k: string]: unknown | undefined;
 }
 /**
- * How full the window is; ``tokens`` is null right after a compaction.
+ * How full the model's window is (pi's ``getContextUsage``).
  *
  * This interface was referenced by `EventNotification`'s JSON-Schema
- * via the `definition` "ContextUsageOut".
+ * via the `definition` "ContextUsage".
  */
-export interface ContextUsageOut {
+export interface ContextUsage {
   tokens: Tokens;
   contextWindow: Contextwindow1;
   percent: Percent;
-  [k: string]: unknown | undefined;
 }
 /**
  * A manual compaction started.
@@ -411,7 +430,7 @@ export interface ContextUsageOut {
  */
 export interface CompactionStart {
   type: Type17;
-  reason: Reason1;
+  reason: Reason;
   [k: string]: unknown | undefined;
 }
 /**

@@ -3,7 +3,13 @@
 export type Summary = string;
 export type Firstkeptentryid = string;
 export type Tokensbefore = number;
+/**
+ * Files only read (sorted in UTF-16 code-unit order, as JavaScript sorts).
+ */
 export type Readfiles = string[];
+/**
+ * Files written or edited (same order).
+ */
 export type Modifiedfiles = string[];
 
 /**

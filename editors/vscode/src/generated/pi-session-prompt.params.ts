@@ -5,7 +5,11 @@ export type Text = string;
 export type Data = string;
 export type Mimetype = string;
 export type Images = ImageIn[];
-export type Streamingbehavior = ("steer" | "followUp") | null;
+/**
+ * This interface was referenced by `PromptParams`'s JSON-Schema
+ * via the `definition` "StreamingBehavior".
+ */
+export type StreamingBehavior = "steer" | "followUp";
 
 /**
  * Start a turn, or queue the message if one is running and ``streamingBehavior`` says how.
@@ -14,7 +18,7 @@ export interface PromptParams {
   sessionId: Sessionid;
   text: Text;
   images?: Images;
-  streamingBehavior?: Streamingbehavior;
+  streamingBehavior?: StreamingBehavior | null;
 }
 /**
  * An image attached to a prompt.

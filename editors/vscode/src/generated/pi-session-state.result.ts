@@ -9,15 +9,25 @@ export type Provider = string;
 export type Modelid = string;
 export type Contextwindow = number;
 export type Reasoning = boolean;
-export type Thinkinglevel = string;
-export type Availablethinkinglevels = string[];
+/**
+ * This interface was referenced by `SessionState`'s JSON-Schema
+ * via the `definition` "ThinkingLevel".
+ */
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export type Availablethinkinglevels = ThinkingLevel[];
 export type Leafid = string | null;
 export type Isstreaming = boolean;
 export type Iscompacting = boolean;
 export type Steeringqueue = string[];
 export type Followupqueue = string[];
+/**
+ * Estimated context tokens; null right after a compaction until a new usage arrives.
+ */
 export type Tokens = number | null;
 export type Contextwindow1 = number;
+/**
+ * ``tokens / context_window × 100``; null when ``tokens`` is.
+ */
 export type Percent = number | null;
 export type Entrycount = number;
 export type Lastseq = number;
@@ -32,14 +42,14 @@ export interface SessionState {
   cwd: Cwd;
   folder: Folder;
   model: ModelState | null;
-  thinkingLevel: Thinkinglevel;
+  thinkingLevel: ThinkingLevel;
   availableThinkingLevels: Availablethinkinglevels;
   leafId: Leafid;
   isStreaming: Isstreaming;
   isCompacting: Iscompacting;
   steeringQueue: Steeringqueue;
   followUpQueue: Followupqueue;
-  contextUsage: ContextUsageOut | null;
+  contextUsage: ContextUsage | null;
   entryCount: Entrycount;
   lastSeq: Lastseq;
   [k: string]: unknown | undefined;
@@ -58,14 +68,13 @@ export interface ModelState {
   [k: string]: unknown | undefined;
 }
 /**
- * How full the window is; ``tokens`` is null right after a compaction.
+ * How full the model's window is (pi's ``getContextUsage``).
  *
  * This interface was referenced by `SessionState`'s JSON-Schema
- * via the `definition` "ContextUsageOut".
+ * via the `definition` "ContextUsage".
  */
-export interface ContextUsageOut {
+export interface ContextUsage {
   tokens: Tokens;
   contextWindow: Contextwindow1;
   percent: Percent;
-  [k: string]: unknown | undefined;
 }
