@@ -27,14 +27,18 @@ from pi_lsp.session.paths import agent_dir
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # attribute docstrings become the schema's descriptions, which editors show (VS Code's
+    # pi.* settings are generated from schemas/settings.schema.json)
+    model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
 
 
 class RetrySettings(_Section):
     """Retries of transient provider errors (spec 11)."""
 
     enabled: bool = True
+    """Retry transient provider errors (rate limits, overload, dropped connections)."""
     maxRetries: int = Field(default=3, ge=0)
+    """Retries before the turn ends with the error."""
     baseDelayMs: int = Field(default=2000, ge=0)
     """Delay before the first retry; doubled for each further one."""
     maxDelayMs: int = Field(default=60000, ge=0)
@@ -45,6 +49,7 @@ class ImageSettings(_Section):
     """Image handling for reads and requests."""
 
     autoResize: bool = True
+    """Scale large images down before sending them to the model."""
     blockImages: bool = False
     """Send ``Image reading is disabled.`` instead of images."""
 
@@ -82,8 +87,11 @@ class ModelOverride(_Section):
     """What litellm does not know about a model."""
 
     contextWindow: int | None = Field(default=None, gt=0)
+    """Context window in tokens."""
     maxTokens: int | None = Field(default=None, gt=0)
+    """Most tokens the model may answer with."""
     reasoning: bool | None = None
+    """Whether the model can think (offers thinking levels above ``off``)."""
 
 
 class Settings(_Section):
@@ -94,14 +102,21 @@ class Settings(_Section):
     retry: RetrySettings = RetrySettings()
     images: ImageSettings = ImageSettings()
     steeringMode: QueueMode = "one-at-a-time"
+    """How queued steering messages are delivered: ``all`` at once or ``one-at-a-time``."""
     followUpMode: QueueMode = "one-at-a-time"
+    """How queued follow-up messages are delivered: ``all`` at once or ``one-at-a-time``."""
     defaultProvider: str | None = None
+    """Provider of ``defaultModel`` when it names no provider."""
     defaultModel: str | None = None
     """``model`` or ``provider/model``; with ``defaultProvider`` when it has no slash."""
     defaultThinkingLevel: ThinkingLevel | None = None
+    """Thinking level of new sessions (``medium`` when unset), clamped to the model's."""
     shellPath: str | None = None
+    """Shell the ``bash`` tool runs commands with."""
     shellCommandPrefix: str | None = None
+    """Text put before every ``bash`` command (e.g. ``source .venv/bin/activate &&``)."""
     thinkingBudgets: dict[str, int] | None = None
+    """Thinking tokens per level, e.g. ``{"low": 2048, "high": 16384}``."""
     models: dict[str, ModelOverride] = {}
     """Per ``provider/model`` overrides, e.g. the context window of a local model."""
     apiBase: str | None = None
