@@ -115,7 +115,6 @@ def launch(
     agent_dir = tmp_path / "agent"
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent_dir))
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setenv("PI_LSP_PREWARM", "0")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     started: list[tuple[pynvim.Nvim, FakeOpenAI]] = []

@@ -108,6 +108,15 @@ function M.lsp_config(cmd)
       ["workspace/applyEdit"] = require("pi_lsp.edits").handler,
       ["pi/requestPermission"] = require("pi_lsp.permission").handler,
       ["pi/event"] = dispatch_event,
+      ["window/showMessage"] = function(err, result, ctx)
+        local text = result and result.message or ""
+        if text:find("setting%(s%) ignored") then
+          local st = require("pi_lsp.state")
+          st.settings_messages = st.settings_messages or {}
+          table.insert(st.settings_messages, text)
+        end
+        return vim.lsp.handlers["window/showMessage"](err, result, ctx)
+      end,
     },
   }
 end
