@@ -119,9 +119,7 @@ def launch(
     monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
     started: list[tuple[pynvim.Nvim, FakeOpenAI]] = []
 
-    def start(
-        script: Script | None = None, *, fake: FakeOpenAI | None = None, **opts: Any
-    ) -> Nvim:
+    def start(script: Script | None = None, *, fake: FakeOpenAI | None = None, **opts: Any) -> Nvim:
         if fake is None:
             fake = FakeOpenAI(script or Script())
             fake.start()

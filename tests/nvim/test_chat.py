@@ -12,6 +12,18 @@ from tests.nvim.conftest import Nvim
 CHAT_LINES = "return vim.api.nvim_buf_get_lines(require('pi_lsp.chat').buf, 0, -1, false)"
 
 
+CHAT_FIND = (
+    "local b = require('pi_lsp.chat').buf; if not b then return false end;"
+    " return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\\n')"
+    ":find(..., 1, true) ~= nil"
+)
+
+
+def wait_chat(n: Nvim, text: str, timeout: float = 20.0) -> None:
+    """Wait until the chat buffer shows ``text``."""
+    n.wait(CHAT_FIND, timeout, text)
+
+
 def chat_text(n: Nvim) -> str:
     return "\n".join(n.lua(CHAT_LINES))
 
@@ -34,9 +46,7 @@ def open_chat(n: Nvim) -> None:
 
 def wait_idle(n: Nvim, count: int = 1) -> None:
     n.wait_event("agent_end", count)
-    n.wait(
-        "local s = require('pi_lsp.state').session; return s ~= nil and not s.isStreaming"
-    )
+    n.wait("local s = require('pi_lsp.state').session; return s ~= nil and not s.isStreaming")
 
 
 def line_of(n: Nvim, needle: str) -> int:
@@ -86,7 +96,10 @@ def test_chat_streams_the_reply_folds_thinking_and_shows_tool_status(launch: Any
     assert n.lua("return vim.fn.foldclosed(...)", thinking) == thinking  # thinking is folded
     result = line_of(n, "↳ read result")
     assert n.lua("return vim.fn.foldclosed(...)", result) == result, "\n".join(
-        f"{a!r} {b}" for a, b in zip(n.lua(CHAT_LINES), n.lua("return require('pi_lsp.chat').levels"))
+        f"{a!r} {b}"
+        for a, b in zip(
+            n.lua(CHAT_LINES), n.lua("return require('pi_lsp.chat').levels"), strict=False
+        )
     )
     marks = n.lua(
         "local c = require('pi_lsp.chat'); local out = {};"
@@ -97,9 +110,11 @@ def test_chat_streams_the_reply_folds_thinking_and_shows_tool_status(launch: Any
     # every message line knows its entry; ]m / [m move between messages
     cursor_to(n, REPLY[:20])
     entry = n.lua("return require('pi_lsp').entry_at_cursor()")
-    entries = n.request("pi/session/messages", {"sessionId": n.lua("return require('pi_lsp.state').id()")})["entries"]
+    entries = n.request(
+        "pi/session/messages", {"sessionId": n.lua("return require('pi_lsp.state').id()")}
+    )["entries"]
     assert entry == entries[-1]["id"]
-    header = line_of(n, "## pi · fake-model") # the first answer's header
+    header = line_of(n, "## pi · fake-model")  # the first answer's header
     n.nvim.input("[m[m")
     n.wait("return vim.api.nvim_win_get_cursor(0)[1] == ...", 5, header)
     assert n.lua("return require('pi_lsp').entry_at_cursor()") not in (None, entry)
@@ -123,7 +138,11 @@ def test_rendering_after_reopen_matches_the_stream(launch: Any) -> None:
 
 
 def test_gb_branches_and_the_tree_shows_both_branches(launch: Any) -> None:
-    n = launch(Script(turns=[Turn(text="Answer one."), Turn(text="Answer two."), Turn(text="Answer three.")]))
+    n = launch(
+        Script(
+            turns=[Turn(text="Answer one."), Turn(text="Answer two."), Turn(text="Answer three.")]
+        )
+    )
     open_chat(n)
     send(n, "question one")
     wait_idle(n)
@@ -206,7 +225,9 @@ def test_gl_labels_and_gB_branches_with_a_summary(launch: Any) -> None:
     cursor_to(n, "Answer one.")
     n.lua("vim.ui.input = function(_, cb) cb('what was tried') end")
     n.nvim.input("gB")
-    n.wait("return table.concat(" + CHAT_LINES[7:] + ", '\\n'):find('Branch summary', 1, true) ~= nil")
+    n.wait(
+        "return table.concat(" + CHAT_LINES[7:] + ", '\\n'):find('Branch summary', 1, true) ~= nil"
+    )
     text = chat_text(n)
     assert "question two" not in text
     row = line_of(n, "### Branch summary")
@@ -297,7 +318,9 @@ def test_sessions_picker_and_model_switch(launch: Any) -> None:
     picked = n.lua("return _G.picked")
     assert len(picked) == 2 and "second session question" in picked[0]
     n.wait("return table.concat(" + CHAT_LINES[7:] + ", '\\n'):find('Answer one.', 1, true) ~= nil")
-    n.lua("vim.ui.select = function(items, opts, cb) for _, m in ipairs(items) do if m.id == 'openai/fake-model-2' then return cb(m) end end end")
+    n.lua(
+        "vim.ui.select = function(items, opts, cb) for _, m in ipairs(items) do if m.id == 'openai/fake-model-2' then return cb(m) end end end"
+    )
     n.nvim.command("Pi model")
     n.wait("return require('pi_lsp').status():find('fake%-model%-2') ~= nil")
 

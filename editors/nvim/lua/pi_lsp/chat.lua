@@ -400,10 +400,26 @@ end
 handlers.compaction_end = reload_soon
 handlers.auto_compaction_end = reload_soon
 
+local idle_timer = nil
+--- Entries another process appends: a turn runs there. A user message or tool result means a
+--- model call follows; after an assistant message the turn is over unless more entries come.
 function handlers.entry_appended(event)
-  if event.external then
+  if not event.external then
+    return
+  end
+  reload_soon()
+  if idle_timer then
+    idle_timer:stop()
+    idle_timer = nil
+  end
+  local entry = event.entry or {}
+  if entry.type == "message" and (entry.role == "user" or entry.role == "toolResult") then
     state.set_elsewhere(true)
-    reload_soon()
+  elseif state.elsewhere then
+    idle_timer = vim.defer_fn(function()
+      idle_timer = nil
+      state.set_elsewhere(false)
+    end, 1500)
   end
 end
 
