@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: help demo test lint typecheck pytest bench schemas clean
+.PHONY: help demo test lint typecheck pytest test-nvim bench schemas clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP) ## run the main job (offline)
 	$(PY) -m pi_lsp.demo
 
-test: $(STAMP) lint typecheck pytest ## every check: ruff, mypy --strict, pytest
+test: $(STAMP) lint typecheck pytest test-nvim ## every check: ruff, mypy --strict, pytest, Neovim
 
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check pi_lsp tests bench
@@ -28,14 +28,18 @@ lint: $(STAMP) ## ruff
 typecheck: $(STAMP) ## mypy --strict on pi_lsp/
 	$(VENV)/bin/mypy
 
-pytest: $(STAMP) ## the test suite
-	$(PY) -m pytest
+pytest: $(STAMP) ## the test suite (without the Neovim tests: test-nvim runs them)
+	$(PY) -m pytest --ignore=tests/nvim
+
+test-nvim: $(STAMP) ## the Neovim plugin in real Neovim 0.11.4 (pynvim, the real daemon)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest tests/nvim
 
 bench: $(STAMP) ## benchmarks; results go to docs/benchmarks.md by hand
 	$(PY) -m bench
 
-schemas: $(STAMP) ## regenerate schemas/ from the pydantic models
+schemas: $(STAMP) ## regenerate schemas/ from the pydantic models, and the Lua types from them
 	$(PY) -m pi_lsp.schemas_gen
+	$(PY) -m pi_lsp.devtools.lua_types
 
 clean: ## remove the virtualenv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

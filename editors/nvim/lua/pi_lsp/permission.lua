@@ -11,14 +11,14 @@ M.choices = {
 
 --- The result for a picked item (nil: the picker was dismissed).
 ---@param item table?
----@return {decision: string}
+---@return pi_lsp.PiRequestPermissionResult
 function M.result(item)
   return { decision = item and item.decision or "deny" }
 end
 
 --- Ask, then call `done(result)` exactly once.
----@param params table PermissionRequestParams
----@param done fun(result: {decision: string})
+---@param params pi_lsp.PiRequestPermission
+---@param done fun(result: pi_lsp.PiRequestPermissionResult)
 function M.ask(params, done)
   local answered = false
   local function finish(item)

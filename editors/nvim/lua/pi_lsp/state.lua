@@ -2,7 +2,7 @@
 --- keeps it current), the cost so far, and whether a turn runs in another process.
 local M = {}
 
-M.session = nil ---@type table? SessionState
+M.session = nil ---@type pi_lsp.PiSessionStateResult?
 M.cost = 0
 M.elsewhere = false --- entries are being appended by another process
 M.listeners = {} ---@type fun()[]
@@ -21,7 +21,7 @@ function M.id()
   return M.session and M.session.sessionId or nil
 end
 
----@param state table SessionState
+---@param state pi_lsp.PiSessionStateResult
 function M.set(state)
   if M.session == nil or M.session.sessionId ~= state.sessionId then
     M.cost = 0
@@ -48,11 +48,11 @@ function M.set_elsewhere(flag)
 end
 
 --- "model · context % · cost" (pure on the given state, for tests).
----@param s table? SessionState
+---@param s pi_lsp.PiSessionStateResult?
 ---@param cost number?
 ---@param elsewhere boolean?
 function M.format(s, cost, elsewhere)
-  if not s then
+  if type(s) ~= "table" then
     return ""
   end
   local parts = {}

@@ -3,11 +3,13 @@
 local M = {}
 
 ---@class pi_lsp.TreeModel
----@field nodes table<string, table> TreeNode by id
+---@field nodes table<string, pi_lsp.TreeNode> by id
 ---@field order string[] ids in file order
 ---@field leaf string?
 
 --- A model from a pi/session/tree result.
+---@param result pi_lsp.PiSessionTreeResult
+---@return pi_lsp.TreeModel
 function M.new(result)
   local model = { nodes = {}, order = {}, leaf = result.leafId ~= vim.NIL and result.leafId or nil }
   for _, node in ipairs(result.nodes or {}) do
