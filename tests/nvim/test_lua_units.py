@@ -187,3 +187,17 @@ def test_command_completion(lua: Any) -> None:
     ]  # fmt: skip
     assert lua(complete, "t", "Pi t") == ["thinking", "tree"]
     assert lua(complete, "h", "Pi thinking h") == ["high"]
+
+
+def test_help_tags_build_and_cover_the_commands(lua: Any, tmp_path: Path) -> None:
+    doc = tmp_path / "doc"
+    shutil.copytree(PLUGIN / "doc", doc)
+    lua("vim.cmd.helptags(...)", str(doc))
+    tags = (doc / "tags").read_text()
+    for tag in ("pi_lsp-config", "pi_lsp-commands", ":Pi", "pi_lsp.status()", "pi_lsp-chat",
+                "pi_lsp-tree", "pi_lsp-edits", "pi_lsp.entry_at_cursor()", "pi_lsp-health"):  # fmt: skip
+        assert f"{tag}\t" in tags, tag
+    text = (PLUGIN / "doc" / "pi_lsp.txt").read_text()
+    subcommands = lua("return vim.tbl_keys(require('pi_lsp.commands').subcommands)")
+    for name in subcommands:
+        assert f":Pi {name}" in text, name

@@ -16,7 +16,6 @@ M.defaults = {
     width = 0.4, --- fraction of the columns (or columns when > 1)
     position = "right", --- "right", "left", "bottom"
     input_height = 5,
-    show_thinking = true,
   },
   keymaps = {
     send = "<CR>", --- normal mode in the prompt
