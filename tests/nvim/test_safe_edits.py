@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
+
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
 from tests.nvim.conftest import Nvim
 
@@ -151,3 +153,86 @@ def test_typing_while_the_agent_edits_never_damages_the_buffer(launch: Any) -> N
 def _intact(line: str) -> bool:
     match = LINE.match(line)
     return bool(match) and match.group(2) == match.group(4)  # type: ignore[union-attr]
+
+
+CONTROL_EDITS = 30
+STOCK = """
+-- Neovim's own applyEdit handler and capabilities (no documentChanges): what a user without
+-- the plugin's handler gets; only the daemon's check stands between the race and the model
+vim.lsp.config("pi_lsp", {
+  handlers = { ["workspace/applyEdit"] = vim.lsp.handlers["workspace/applyEdit"] },
+  capabilities = {
+    workspace = { workspaceEdit = { documentChanges = ... } },
+  },
+})
+"""
+
+
+@pytest.mark.parametrize("versioned", [False, True], ids=["unversioned", "versioned"])
+def test_without_the_plugins_handler_the_daemon_reports_every_damaged_edit(
+    launch: Any, versioned: bool
+) -> None:
+    """The control: Neovim's own handler applies unversioned edits at stale positions, and
+    drops stale versioned ones while answering ``applied: true``, as the user types. The
+    daemon's check must never let the model read success for an edit that is not exactly in
+    the buffer, and the user is told when edits landed wrong."""
+    turns = [
+        Turn(
+            tool_calls=[
+                ScriptToolCall(
+                    name="edit",
+                    arguments={"path": "race.py", "oldText": f'token{i}"', "newText": f'done{i}"'},
+                )
+            ]
+        )
+        for i in range(EDITS)
+    ]
+    n = launch(Script(turns=[*turns[:CONTROL_EDITS], Turn(text="All done.")]))
+    n.lua(STOCK, versioned)
+    (n.root / "race.py").write_text("".join(f'v{i} = "token{i}"\n' for i in range(EDITS)))
+    assert n.lua(OPEN, "race.py") == 1
+    n.lua(TYPIST)
+    session = prompt(n, "rename every token")
+    n.wait_event("agent_end", timeout=240)
+    n.lua("_G.typed.stop = true")
+    lines = n.lua("vim.wait(200); return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+    results = tool_results(n, session)
+    assert len(results) == CONTROL_EDITS
+    mismatches = 0
+    for i, result in enumerate(results):
+        text = result["content"][0]["text"]
+        exact = [line for line in lines if re.fullmatch(rf'x*v{i} = "done{i}"', line)]
+        if not result["isError"]:
+            # success only for an edit that landed exactly; a later edit landing wrong may
+            # have damaged the line since, and that one was then reported as failed
+            later = [r["content"][0]["text"] for r in results[i + 1 :] if r["isError"]]
+            assert len(exact) == 1 or any("not the expected result" in t for t in later), (
+                i,
+                text,
+                [x for x in lines if x != "#typed"][:6],
+            )
+        elif "not the expected result" in text:
+            mismatches += 1
+    told = n.lua("return vim.api.nvim_exec2('messages', {output = true}).output").count(
+        "undo restores the file"
+    )
+    # damaged: garbled lines, and lines changed by an edit meant for another line (the
+    # model's own edit of that line did not succeed)
+    damaged = [line for line in lines if line != "#typed" and not _intact(line)]
+    for line in lines:
+        match = LINE.match(line)
+        index = int(match.group(2)) if match else 0
+        if (
+            match
+            and match.group(3) == "done"
+            and (index >= len(results) or results[index]["isError"])
+        ):
+            damaged.append(line)
+    print(
+        f"stock Neovim ({'versioned' if versioned else 'unversioned'}): {len(damaged)} damaged"
+        f" lines, {mismatches} edits reported as landed"
+        f" wrong, {sum(not r['isError'] for r in results)} applied"
+    )
+    assert told >= min(mismatches, 1)  # told at most once per 10 s per file
+    if damaged:
+        assert mismatches > 0  # damage happened and the daemon said so
