@@ -432,6 +432,23 @@ function handlers.state_changed(event)
   end
 end
 
+--- Streaming as the events tell it (the daemon's state_changed at the start of a turn can
+--- still say idle: it is sent before the turn's task runs).
+local function set_streaming(flag)
+  if state.session and state.session.isStreaming ~= flag then
+    state.session.isStreaming = flag
+    state.set(state.session)
+  end
+end
+
+function handlers.agent_start()
+  set_streaming(true)
+end
+
+function handlers.agent_end()
+  set_streaming(false)
+end
+
 function handlers.error(event)
   vim.notify("pi_lsp: " .. tostring(event.message), vim.log.levels.ERROR)
 end
@@ -448,7 +465,7 @@ client.on("*", function(params)
     if not ok then
       vim.notify("pi_lsp: chat rendering failed: " .. tostring(err), vim.log.levels.ERROR)
     end
-  elseif fn == handlers.state_changed then
+  elseif fn == handlers.state_changed or fn == handlers.agent_start or fn == handlers.agent_end then
     fn(params.event)
   end
 end)
