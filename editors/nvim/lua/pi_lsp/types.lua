@@ -18,7 +18,7 @@
 
 ---@class pi_lsp.AutoCompactionStart Compaction started by itself: the context passed the threshold or overflowed.
 ---@field type "auto_compaction_start"
----@field reason "threshold"|"overflow"
+---@field reason pi_lsp.CompactionReason
 
 ---@class pi_lsp.AutoRetryEnd Retrying ended, with a reply (``success``) or for good (``finalError``).
 ---@field type "auto_retry_end"
@@ -42,6 +42,8 @@
 ---@field result? pi_lsp.CompactionResult
 ---@field errorMessage? string
 
+---@alias pi_lsp.CompactionReason "threshold"|"overflow"
+
 ---@class pi_lsp.CompactionResult pi's ``CompactionResult``: what ``compact`` appended (and the RPC ``compact`` returns).
 ---@field summary string
 ---@field firstKeptEntryId string
@@ -52,7 +54,7 @@
 ---@field type "compaction_start"
 ---@field reason "manual"
 
----@class pi_lsp.ContextUsageOut How full the window is; ``tokens`` is null right after a compaction.
+---@class pi_lsp.ContextUsage How full the model's window is (pi's ``getContextUsage``).
 ---@field tokens? integer
 ---@field contextWindow integer
 ---@field percent? number
@@ -87,20 +89,22 @@
 ---@field cwd string
 ---@field folder string
 ---@field model? pi_lsp.ModelState
----@field thinkingLevel string
----@field availableThinkingLevels string[]
+---@field thinkingLevel pi_lsp.ThinkingLevel
+---@field availableThinkingLevels pi_lsp.ThinkingLevel[]
 ---@field leafId? string
 ---@field isStreaming boolean
 ---@field isCompacting boolean
 ---@field steeringQueue string[]
 ---@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsageOut
+---@field contextUsage? pi_lsp.ContextUsage
 ---@field entryCount integer
 ---@field lastSeq integer
 
 ---@class pi_lsp.StateChanged The session's state changed.
 ---@field type "state_changed"
 ---@field state pi_lsp.SessionState
+
+---@alias pi_lsp.ThinkingLevel "off"|"minimal"|"low"|"medium"|"high"|"xhigh"
 
 ---@class pi_lsp.ToolExecutionEnd A tool call finished; ``result`` is ``{content, details}``.
 ---@field type "tool_execution_end"
@@ -161,12 +165,16 @@
 ---@class pi_lsp.PiModelsListResult Models of providers with credentials set, plus configured ones.
 ---@field models pi_lsp.ModelInfoOut[]
 
+---@alias pi_lsp.PermissionDecision "allowOnce"|"allowSession"|"deny"
+
 ---@class pi_lsp.PiRequestPermissionResult The user's answer; anything else (or no answer in time) denies.
----@field decision "allowOnce"|"allowSession"|"deny"
+---@field decision pi_lsp.PermissionDecision
+
+---@alias pi_lsp.PermissionKind "bash"|"writeOutsideWorkspace"
 
 ---@class pi_lsp.PiRequestPermission ``pi/requestPermission`` (server to client): may the agent do this?
 ---@field sessionId string
----@field kind "bash"|"writeOutsideWorkspace"
+---@field kind pi_lsp.PermissionKind
 ---@field toolName string
 ---@field toolCallId string
 ---@field detail string
@@ -418,14 +426,14 @@
 ---@field cwd string
 ---@field folder string
 ---@field model? pi_lsp.ModelState
----@field thinkingLevel string
----@field availableThinkingLevels string[]
+---@field thinkingLevel pi_lsp.ThinkingLevel
+---@field availableThinkingLevels pi_lsp.ThinkingLevel[]
 ---@field leafId? string
 ---@field isStreaming boolean
 ---@field isCompacting boolean
 ---@field steeringQueue string[]
 ---@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsageOut
+---@field contextUsage? pi_lsp.ContextUsage
 ---@field entryCount integer
 ---@field lastSeq integer
 
@@ -440,22 +448,24 @@
 ---@field cwd string
 ---@field folder string
 ---@field model? pi_lsp.ModelState
----@field thinkingLevel string
----@field availableThinkingLevels string[]
+---@field thinkingLevel pi_lsp.ThinkingLevel
+---@field availableThinkingLevels pi_lsp.ThinkingLevel[]
 ---@field leafId? string
 ---@field isStreaming boolean
 ---@field isCompacting boolean
 ---@field steeringQueue string[]
 ---@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsageOut
+---@field contextUsage? pi_lsp.ContextUsage
 ---@field entryCount integer
 ---@field lastSeq integer
+
+---@alias pi_lsp.StreamingBehavior "steer"|"followUp"
 
 ---@class pi_lsp.PiSessionPromptParams Start a turn, or queue the message if one is running and ``streamingBehavior`` says how.
 ---@field sessionId string
 ---@field text string
 ---@field images? pi_lsp.ImageIn[]
----@field streamingBehavior? "steer"|"followUp"
+---@field streamingBehavior? pi_lsp.StreamingBehavior
 
 ---@class pi_lsp.PiSessionPromptResult Acknowledges a prompt: the stored user entry, or that it was queued.
 ---@field queued boolean
@@ -472,14 +482,14 @@
 ---@field cwd string
 ---@field folder string
 ---@field model? pi_lsp.ModelState
----@field thinkingLevel string
----@field availableThinkingLevels string[]
+---@field thinkingLevel pi_lsp.ThinkingLevel
+---@field availableThinkingLevels pi_lsp.ThinkingLevel[]
 ---@field leafId? string
 ---@field isStreaming boolean
 ---@field isCompacting boolean
 ---@field steeringQueue string[]
 ---@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsageOut
+---@field contextUsage? pi_lsp.ContextUsage
 ---@field entryCount integer
 ---@field lastSeq integer
 
@@ -494,20 +504,20 @@
 ---@field cwd string
 ---@field folder string
 ---@field model? pi_lsp.ModelState
----@field thinkingLevel string
----@field availableThinkingLevels string[]
+---@field thinkingLevel pi_lsp.ThinkingLevel
+---@field availableThinkingLevels pi_lsp.ThinkingLevel[]
 ---@field leafId? string
 ---@field isStreaming boolean
 ---@field isCompacting boolean
 ---@field steeringQueue string[]
 ---@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsageOut
+---@field contextUsage? pi_lsp.ContextUsage
 ---@field entryCount integer
 ---@field lastSeq integer
 
 ---@class pi_lsp.PiSessionSetThinkingLevelParams Change the thinking level (clamped to what the model offers).
 ---@field sessionId string
----@field level "off"|"minimal"|"low"|"medium"|"high"|"xhigh"
+---@field level pi_lsp.ThinkingLevel
 
 ---@class pi_lsp.PiSessionSetThinkingLevelResult Everything an editor shows about a session.
 ---@field sessionId string
@@ -516,14 +526,14 @@
 ---@field cwd string
 ---@field folder string
 ---@field model? pi_lsp.ModelState
----@field thinkingLevel string
----@field availableThinkingLevels string[]
+---@field thinkingLevel pi_lsp.ThinkingLevel
+---@field availableThinkingLevels pi_lsp.ThinkingLevel[]
 ---@field leafId? string
 ---@field isStreaming boolean
 ---@field isCompacting boolean
 ---@field steeringQueue string[]
 ---@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsageOut
+---@field contextUsage? pi_lsp.ContextUsage
 ---@field entryCount integer
 ---@field lastSeq integer
 
@@ -537,14 +547,14 @@
 ---@field cwd string
 ---@field folder string
 ---@field model? pi_lsp.ModelState
----@field thinkingLevel string
----@field availableThinkingLevels string[]
+---@field thinkingLevel pi_lsp.ThinkingLevel
+---@field availableThinkingLevels pi_lsp.ThinkingLevel[]
 ---@field leafId? string
 ---@field isStreaming boolean
 ---@field isCompacting boolean
 ---@field steeringQueue string[]
 ---@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsageOut
+---@field contextUsage? pi_lsp.ContextUsage
 ---@field entryCount integer
 ---@field lastSeq integer
 
