@@ -16,4 +16,7 @@ def test_every_protocol_schema_has_a_class() -> None:
     for path in sorted(lua_types.SCHEMAS.glob("pi-*.schema.json")):
         name = lua_types.class_name(path.name.removesuffix(".schema.json"))
         assert f"pi_lsp.{name}" in text, name
-    assert '---@field decision "allowOnce"|"allowSession"|"deny"' in text
+    # the permission answer's shape, as the daemon's schema requires it
+    assert "---@class pi_lsp.PiRequestPermissionResult" in text
+    assert "---@field decision pi_lsp.PermissionDecision" in text
+    assert '---@alias pi_lsp.PermissionDecision "allowOnce"|"allowSession"|"deny"' in text
