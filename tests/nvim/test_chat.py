@@ -336,3 +336,46 @@ def test_checkhealth(launch: Any) -> None:
     assert "is writable" in text
     assert "set: OPENAI_API_KEY" in text
     assert "ERROR" not in text, text
+
+
+def test_tree_keys_navigate_label_and_fork(launch: Any) -> None:
+    n = launch(Script(turns=[Turn(text="Answer one."), Turn(text="Answer two.")]))
+    open_chat(n)
+    send(n, "question one")
+    wait_idle(n)
+    send(n, "question two")
+    wait_idle(n, 2)
+    n.nvim.command("Pi tree")
+    n.wait("local t = require('pi_lsp.tree_view'); return t.model ~= nil and #t.ids > 0")
+
+    def to_node(text: str) -> None:
+        row = n.lua(
+            "local t = require('pi_lsp.tree_view'); vim.api.nvim_set_current_win(t.win);"
+            " for i, l in ipairs(vim.api.nvim_buf_get_lines(t.buf, 0, -1, false)) do"
+            " if l:find(..., 1, true) then vim.api.nvim_win_set_cursor(t.win, {i, 0});"
+            " return i end end",
+            text,
+        )
+        assert row, text
+
+    to_node("pi: Answer one.")
+    n.nvim.input("<CR>")  # navigate: the chat now ends at the first answer
+    n.wait(
+        "local b = require('pi_lsp.chat').buf; return not table.concat("
+        "vim.api.nvim_buf_get_lines(b, 0, -1, false), '\\n'):find('question two', 1, true)"
+    )
+    n.wait(
+        "for _, l in ipairs(vim.api.nvim_buf_get_lines(require('pi_lsp.tree_view').buf, 0, -1,"
+        " false)) do if l:find('● pi: Answer one.', 1, true) then return true end end"
+    )
+    to_node("pi: Answer one.")
+    n.lua("vim.ui.input = function(_, cb) cb('from the tree') end")
+    n.nvim.input("l")
+    n.wait(
+        "for _, l in ipairs(vim.api.nvim_buf_get_lines(require('pi_lsp.tree_view').buf, 0, -1,"
+        " false)) do if l:find('[from the tree]', 1, true) then return true end end"
+    )
+    before = n.lua("return require('pi_lsp.state').id()")
+    to_node("pi: Answer one.")
+    n.nvim.input("f")
+    n.wait("return require('pi_lsp.state').id() ~= ...", 10, before)
