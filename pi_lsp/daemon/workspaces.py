@@ -79,6 +79,8 @@ class Workspaces:
         self._opened_in: dict[str, Workspace] = {}
         """The folder each open session was opened in (kept when the folder is removed)."""
         self._background: set[asyncio.Future[None]] = set()
+        self._watchers: dict[str, asyncio.Future[None]] = {}
+        """Per open session: the task noticing other processes' appends (``watch_file``)."""
         self._default = Workspace(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
 
     # ----------------------------------------------------------------- folders and settings
@@ -281,6 +283,7 @@ class Workspaces:
         warming = asyncio.ensure_future(live.tree.warm())  # the first tree request is then fast
         self._background.add(warming)
         warming.add_done_callback(self._background.discard)
+        self._watchers[live.id] = asyncio.ensure_future(live.watch_file())
         # A big session is tens of thousands of long-lived objects: keep them out of every
         # future full collection (they are freed by reference counting when the session closes).
         gc.freeze()
@@ -290,6 +293,9 @@ class Workspaces:
         """Close one session."""
         live = self.sessions.pop(session_id, None)
         self._opened_in.pop(session_id, None)
+        watcher = self._watchers.pop(session_id, None)
+        if watcher is not None:
+            watcher.cancel()
         if live is not None:
             await live.close()
             close_tools(live.agent.config.tools)  # bash's full-output files go with it
