@@ -170,7 +170,7 @@
 ---@class pi_lsp.PiRequestPermissionResult The user's answer; anything else (or no answer in time) denies.
 ---@field decision pi_lsp.PermissionDecision
 
----@alias pi_lsp.PermissionKind "bash"|"writeOutsideWorkspace"
+---@alias pi_lsp.PermissionKind "bash"|"writeOutsideWorkspace"|"writeProtected"|"readSecret"
 
 ---@class pi_lsp.PiRequestPermission ``pi/requestPermission`` (server to client): may the agent do this?
 ---@field sessionId string
@@ -179,6 +179,7 @@
 ---@field toolCallId string
 ---@field detail string
 ---@field cwd string
+---@field reason? string
 
 ---@class pi_lsp.PiSessionAbortParams Any request about one open session.
 ---@field sessionId string
