@@ -186,9 +186,10 @@ class Workspaces:
             raise UnknownSessionError(f"Unknown session: {session_id} (open it first)")
         return live
 
-    def list_sessions(self, uri: str | None) -> list[SessionInfo]:
-        """pi's session list for a folder."""
-        return self.lister.list_cwd(self.folder(uri).cwd, self.agent_dir)
+    async def list_sessions(self, uri: str | None) -> list[SessionInfo]:
+        """pi's session list for a folder, read in a worker thread (big folders never block)."""
+        cwd = self.folder(uri).cwd
+        return await asyncio.to_thread(self.lister.list_cwd, cwd, self.agent_dir)
 
     async def new_session(self, uri: str | None) -> LiveSession:
         """A new session in a folder (its file appears with the first reply)."""

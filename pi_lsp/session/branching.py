@@ -8,8 +8,10 @@ not contain); ``fork_from`` copies every entry of another file under a new heade
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from pi_lsp.safe_io import open_regular
 from pi_lsp.session.ids import Clock, IdFactory, now, random_uuid
 from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line, loads
 from pi_lsp.session.paths import session_dir
@@ -100,10 +102,16 @@ def fork_from(
 def read_header(path: Path, limit: int = 65536) -> JsonObject | None:
     """The header of a session file from its first line, or None if it has none."""
     try:
-        with path.open("rb") as handle:
+        fd = open_regular(path)  # a FIFO named *.jsonl must not stall discovery
+    except OSError:
+        return None
+    try:
+        with open(fd, "rb", closefd=False) as handle:
             first = handle.readline(limit)
     except OSError:
         return None
+    finally:
+        os.close(fd)
     try:
         value = loads(first)
     except ValueError:
