@@ -258,8 +258,7 @@ class Workspaces:
             permissions=gate,
         )
         agent = await create_agent_session(store, workspace.cwd, workspace.settings, options)
-        key = str(store.path) if store.path is not None else store.session_id
-        lock = TurnLock(key, self.agent_dir / "pi-lsp" / "locks")
+        lock = TurnLock.for_session(store.path, store.session_id, self.agent_dir)
         live = LiveSession(agent, self._sink, lock, workspace.uri)
         self.sessions[live.id] = live
         self._opened_in[live.id] = workspace
