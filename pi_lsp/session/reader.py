@@ -71,6 +71,7 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
     else:
         from_version = 3
         records = _index_lines(lines, start, where, torn_at, diagnostics)
+    header_end = len(data) - len(body) + sum(len(line) + 1 for line in lines[:start])
     return LoadedFile(
         path=path,
         header=header,
@@ -80,6 +81,7 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
         size=len(data),
         lines=len(lines) - 1,
         needs_newline=bool(data) and not data.endswith(b"\n"),
+        prefix=data[: min(header_end, len(data))],
     )
 
 

@@ -64,23 +64,27 @@ def test_branched_session_matches_pi_except_the_d2_relink(
         t: lbl for t, lbl in src.labels.items() if t in path_ids
     }
     assert new.header["parentSession"] == str(src.path)
-    has_assistant = any(
-        e["type"] == "message" and e["message"]["role"] == "assistant" for e in ours
-    )
-    assert new.path is not None and new.path.exists() == has_assistant
+    has_conversation = any(
+        e["type"] == "message" and e["message"]["role"] in ("user", "assistant") for e in ours
+    )  # pi 1.6.0 writes a branched copy at once when it holds a conversation message
+    assert new.path is not None and new.path.exists() == has_conversation
 
 
-def test_branched_session_without_assistant_is_written_with_the_first_one(tmp_path: Path) -> None:
+def test_branched_session_without_conversation_is_written_with_the_first_message(
+    tmp_path: Path,
+) -> None:
     src = SessionStore.create(
         "/p", directory=tmp_path / "src", clock=Clock(), uuids=counting_uuids()
     )
-    first = src.append_message(user("q"))
-    src.append_message(assistant())
-    new = branched_session(src, first, directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    setup = src.append_model_change("openai", "m")
+    src.append_message(user("q"))
+    new = branched_session(src, setup, directory=tmp_path, clock=Clock(), uuids=counting_uuids())
     assert new.path is not None and not new.path.exists()
-    new.append_message(assistant("again"))
+    new.append_message(user("again"))
     types = [line["type"] for line in lines(new.path)]
-    assert types == ["session", "message", "message"]
+    assert types == ["session", "model_change", "message"]
+    with_user = branched_session(src, src.leaf_id or "", directory=tmp_path / "u")
+    assert with_user.path is not None and with_user.path.exists()  # a user message: at once
 
 
 def test_fork_from_copies_every_entry_under_a_new_header(tmp_path: Path) -> None:
