@@ -26,7 +26,7 @@ from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
 from pi_lsp.session.listing import SessionLister
-from pi_lsp.session.paths import agent_dir
+from pi_lsp.session.paths import agent_dir, lexical_path
 from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
 from pi_lsp.tools import FileSystem
@@ -197,19 +197,21 @@ class Workspaces:
         return await self._live(SessionStore.create(workspace.cwd), workspace)
 
     async def open_session(self, path: str, uri: str | None) -> LiveSession:
-        """Open a session file (the same live session if it is already open)."""
-        resolved = Path(path).expanduser().resolve()
+        """Open a session file (the same live session if it is already open).
+
+        The session keeps the path as given (made absolute, symlinks kept), as pi does: a fork
+        records it as ``parentSession``. Whether it is already open is decided on real paths.
+        """
+        given = lexical_path(path)
+        resolved = given.resolve()
         for live in self.sessions.values():
             if live.store.path is not None and live.store.path.resolve() == resolved:
                 return live
         if not resolved.is_file():
-            raise FileNotFoundError(f"No such session file: {resolved}")
-        workspace = (
-            self.folder(uri)
-            if uri is not None
-            else self._folder_of(SessionStore.open(resolved).cwd)
-        )
-        return await self._live(SessionStore.open(resolved), workspace)
+            raise FileNotFoundError(f"No such session file: {given}")
+        store = SessionStore.open(given)
+        workspace = self.folder(uri) if uri is not None else self._folder_of(store.cwd)
+        return await self._live(store, workspace)
 
     def _folder_of(self, cwd: str) -> Workspace:
         for workspace in self.folders.values():

@@ -99,6 +99,46 @@ def test_fork_from_copies_every_entry_under_a_new_header(tmp_path: Path) -> None
     assert list(pi[0]) == list(written[0])  # same header keys as pi's forkFrom
 
 
+def test_fork_from_records_the_source_path_as_given_through_a_symlink(tmp_path: Path) -> None:
+    # pi records parentSession lexically resolved (resolvePath), not the real path
+    link = tmp_path / "corpus-link"
+    link.symlink_to(SESSIONS, target_is_directory=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    given = link / "sub" / ".." / "labels.jsonl"  # folded lexically, the link kept
+    forked = fork_from(given, "/new/cwd", directory=work, uuids=counting_uuids())
+    assert forked.header["parentSession"] == str(link / "labels.jsonl")
+    assert os.path.realpath(link) != str(link)
+    old_cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:  # a relative path is made absolute against the working directory
+        relative = fork_from("corpus-link/labels.jsonl", "/x", directory=work)
+    finally:
+        os.chdir(old_cwd)
+    assert relative.header["parentSession"] == str(link / "labels.jsonl")
+
+
+async def test_a_daemon_fork_records_the_path_the_session_was_opened_by(tmp_path: Path) -> None:
+    from pi_lsp.daemon.workspaces import Workspaces
+
+    real = tmp_path / "real"
+    source = SessionStore.create("/p", directory=real, clock=Clock(), uuids=counting_uuids())
+    source.append_message(user("q"))
+    answer = source.append_message(assistant("a"))
+    assert source.path is not None
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    opened_by = link / source.path.name
+    workspaces = Workspaces(lambda *_: None, agent=tmp_path / "agent")
+    live = await workspaces.open_session(str(opened_by), None)
+    assert live.state()["sessionFile"] == str(opened_by)
+    again = await workspaces.open_session(str(source.path), None)  # the same file: same session
+    assert again is live
+    forked, _ = await workspaces.fork(live.id, answer)
+    assert forked.store.header["parentSession"] == str(opened_by)
+    await workspaces.close_all()
+
+
 def test_fork_from_migrates_an_old_file_first(tmp_path: Path) -> None:
     forked = fork_from(SESSIONS / "fixture-large-session.jsonl", "/x", directory=tmp_path)
     assert forked.path is not None
