@@ -82,6 +82,12 @@ class TurnLock:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
 
+    def release_all(self) -> None:
+        """Give the lock back whatever the depth (closing a session after its last write)."""
+        if self._fd is not None:
+            self._depth = 1
+            self.release()
+
     def __enter__(self) -> TurnLock:
         self.acquire()
         return self
