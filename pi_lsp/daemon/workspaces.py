@@ -192,7 +192,7 @@ class Workspaces:
         return await asyncio.to_thread(self.lister.list_cwd, cwd, self.agent_dir)
 
     async def new_session(self, uri: str | None) -> LiveSession:
-        """A new session in a folder (its file appears with the first reply)."""
+        """A new session in a folder (its file appears with the first user message)."""
         workspace = self.folder(uri)
         return await self._live(SessionStore.create(workspace.cwd), workspace)
 
