@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -135,13 +136,13 @@ def _feed(scan: _Scan, data: bytes) -> None:
     for line in data.split(b"\n"):
         if not line.strip():
             continue
-        if scan.header is not None and scan.hopeless:
-            return
         parsed = _parse(line)
         if parsed is None:
             continue
         if scan.header is None:
             scan.header = loads(line)
+            if scan.hopeless:  # not a session: the rest does not matter
+                return
             continue
         kind = parsed.type
         if kind == "session_info" and isinstance(parsed.name, str) and parsed.name:
@@ -232,8 +233,11 @@ def _stream(fd: int, scan: _Scan) -> bytes:
                 pending.clear()
                 skipping = True
             continue
-        pending += data[: newline + 1]
-        _feed(scan, bytes(pending))
+        complete = data if newline + 1 == len(data) else data[: newline + 1]
+        if pending:
+            pending += complete
+            complete = bytes(pending)
+        _feed(scan, complete)
         scan.consumed = offset - (len(data) - newline - 1)
         pending = bytearray(data[newline + 1 :])
     return b"" if skipping or scan.hopeless else bytes(pending)
@@ -251,23 +255,31 @@ class SessionLister:
     def info(self, path: Path) -> SessionInfo | None:
         """Metadata of one file, or None if it is not a (regular) session file."""
         try:
-            fd = open_regular(path)
+            st = os.stat(path)
         except OSError:
             return None
-        try:
-            with self._lock:
-                return self._info_of(path, fd)
-        except OSError:
+        if not stat.S_ISREG(st.st_mode):  # a FIFO, a device, a socket: never opened
             return None
-        finally:
-            os.close(fd)
+        with self._lock:
+            cached = self._cache.get(str(path))
+            if cached is not None and cached[0] == (st.st_ino, st.st_size, st.st_mtime_ns):
+                return cached[2]  # unchanged: not even opened
+            try:
+                fd = open_regular(path)  # checks again on the descriptor (no race)
+            except OSError:
+                return None
+            try:
+                return self._info_of(path, fd, cached)
+            except OSError:
+                return None
+            finally:
+                os.close(fd)
 
-    def _info_of(self, path: Path, fd: int) -> SessionInfo | None:
+    def _info_of(self, path: Path, fd: int, cached: Any) -> SessionInfo | None:
         st = os.fstat(fd)
         key = (st.st_ino, st.st_size, st.st_mtime_ns)
-        cached = self._cache.get(str(path))
         if cached is not None and cached[0] == key:
-            return cached[2]
+            return cast(SessionInfo | None, cached[2])
         scan = self._resume(fd, cached, st.st_ino, st.st_size)
         last = _stream(fd, scan)
         if scan.consumed >= self.TAIL:
