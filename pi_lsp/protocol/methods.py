@@ -40,7 +40,7 @@ def _images(params: p.PromptParams | p.QueueParams) -> list[dict[str, Any]]:
 
 
 async def _list_sessions(ctx: ServerContext, params: p.FolderParams) -> Any:
-    infos = ctx.workspaces.list_sessions(params.folder)
+    infos = await ctx.workspaces.list_sessions(params.folder)
     return RawJson.of({"sessions": [i.model_dump() for i in infos]})
 
 
