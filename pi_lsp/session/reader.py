@@ -17,7 +17,7 @@ from sys import intern
 
 import msgspec
 
-from pi_lsp.safe_io import NotRegularError, open_regular
+from pi_lsp.regular_files import NotRegularFileError, open_regular
 from pi_lsp.session.ids import IdFactory, random_uuid
 from pi_lsp.session.jsonl import JsonLineError, JsonObject, decode_index, dumps, load_index, loads
 from pi_lsp.session.migrate import file_version, migrate
@@ -33,8 +33,12 @@ def read_session_file(path: str | Path, *, uuids: IdFactory = random_uuid) -> Lo
         fd = open_regular(path)  # a FIFO or a device is refused, never waited on
     except FileNotFoundError:
         return LoadedFile(path=path, header=None, records=[])
-    except NotRegularError as exc:  # "a directory" or "not a regular file" (FIFO, device)
-        raise SessionFileError(path, 0, f"is {exc.kind}, not a session file; not read") from None
+    except IsADirectoryError:
+        raise SessionFileError(path, 0, "is a directory, not a session file; not read") from None
+    except NotRegularFileError:  # a FIFO, a device, a socket
+        raise SessionFileError(
+            path, 0, "is not a regular file, not a session file; not read"
+        ) from None
     except OSError as exc:
         raise SessionFileError(path, 0, f"cannot read: {exc.strerror or exc}") from None
     try:
