@@ -175,7 +175,7 @@ class SessionStore:
 
     @property
     def session_name(self) -> str | None:
-        """Latest non-empty ``session_info`` name, in file order."""
+        """The latest ``session_info`` name in file order, trimmed; None when it is empty."""
         return self._index.name
 
     def get(self, entry_id: str) -> Record | None:

