@@ -45,3 +45,38 @@ def oracle(requests: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     answers = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(answers) == len(requests), done.stderr
     return answers
+
+
+class Oracle:
+    """One long-lived oracle process: a request line in, an answer line out.
+
+    Hypothesis runs examples one at a time; a process per example would spend most of the
+    suite starting Node.
+    """
+
+    def __init__(self) -> None:
+        require_pi()
+        self._process = subprocess.Popen(
+            [str(NODE), str(ORACLE)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PI16_PACKAGE": str(PACKAGE)},
+        )
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """pi 1.6.0's answer to one request."""
+        stdin, stdout = self._process.stdin, self._process.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(json.dumps(request) + "\n")
+        stdin.flush()
+        line = stdout.readline()
+        assert line, f"the oracle exited ({self._process.poll()})"
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def close(self) -> None:
+        """End the process (closing its input ends its read loop)."""
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        self._process.wait(timeout=30)
