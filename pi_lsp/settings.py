@@ -95,7 +95,9 @@ class Settings(_Section):
     defaultProvider: str | None = None
     defaultModel: str | None = None
     """``model`` or ``provider/model``; with ``defaultProvider`` when it has no slash."""
-    defaultThinkingLevel: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    defaultThinkingLevel: (
+        Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"] | None
+    ) = None
     shellPath: str | None = None
     shellCommandPrefix: str | None = None
     thinkingBudgets: dict[str, int] | None = None

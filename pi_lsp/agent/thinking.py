@@ -1,11 +1,12 @@
 """Thinking levels: which a model offers, pi's clamping, and the litellm parameters for each.
 
-pi's levels are ``off, minimal, low, medium, high, xhigh``. A model without reasoning offers only
-``off``; ``xhigh`` only where supported. A level the model lacks is clamped upwards first, then
-downwards (pi's ``_clampThinkingLevel``). Anthropic gets explicit thinking budgets with pi's
-defaults (litellm's own ``reasoning_effort`` budgets are smaller); every other provider gets
-litellm's ``reasoning_effort``. Pure: callers pass a resolved
-:class:`~pi_lsp.agent.models.ModelInfo`.
+pi 1.6.0's levels are ``off, minimal, low, medium, high, xhigh, max``. A model without reasoning
+offers only ``off``; ``xhigh`` only where supported; ``max`` only where a model maps it, which no
+model pi_lsp knows does, so ``max`` clamps down to the strongest level offered. A level the
+model lacks is clamped upwards first, then downwards (pi's ``clampThinkingLevel``). Anthropic
+gets explicit thinking budgets with pi's defaults (litellm's own ``reasoning_effort`` budgets
+are smaller); every other provider gets litellm's ``reasoning_effort``. Pure: callers pass a
+resolved :class:`~pi_lsp.agent.models.ModelInfo`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Literal, get_args
 
 from pi_lsp.agent.models import ModelInfo
 
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel)
 """Every level, weakest first."""
 
@@ -35,6 +36,7 @@ _ANTHROPIC_EFFORT = {
     "medium": "medium",
     "high": "high",
     "xhigh": "max",
+    "max": "max",
 }
 
 
@@ -42,7 +44,7 @@ def available_thinking_levels(model: ModelInfo) -> tuple[ThinkingLevel, ...]:
     """The levels ``model`` offers, weakest first."""
     if not model.reasoning:
         return ("off",)
-    return THINKING_LEVELS if model.supports_xhigh else THINKING_LEVELS[:-1]
+    return THINKING_LEVELS[:-1] if model.supports_xhigh else THINKING_LEVELS[:-2]
 
 
 def clamp_thinking_level(model: ModelInfo, level: ThinkingLevel) -> ThinkingLevel:
@@ -86,7 +88,7 @@ def _anthropic_budget(
 ) -> dict[str, Any]:
     """pi's ``adjustMaxTokensForThinking``: room for the budget on top of the requested output."""
     merged = {**DEFAULT_THINKING_BUDGETS, **(budgets or {})}
-    budget = merged["high" if level == "xhigh" else level]
+    budget = merged["high" if level in ("xhigh", "max") else level]
     max_tokens = min(base + budget, model.max_output_tokens)
     if max_tokens <= budget:
         budget = max(0, max_tokens - _MIN_OUTPUT_TOKENS)

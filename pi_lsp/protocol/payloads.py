@@ -25,7 +25,7 @@ class _Result(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 
 # ----------------------------------------------------------------- params
