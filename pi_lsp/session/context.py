@@ -17,10 +17,10 @@ from typing import Any
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.projection import (
     Projected,
+    context_records,
     entry_messages,
     is_system,
     project,
-    project_path,
 )
 from pi_lsp.session.records import Record, Settings
 
@@ -135,7 +135,7 @@ def build_context_indexed(
         if source is not None:
             _scan_settings(context, by_id[source])
     if compaction_id is None:
-        _emit(context, project(path_to_root(by_id, leaf.id)))
+        _emit_records(context, path_to_root(by_id, leaf.id))
         return context
     compaction = by_id[compaction_id]
     after: list[Record] = []
@@ -159,7 +159,7 @@ def build_context_indexed(
     kept.reverse()
     after.reverse()
     records = [compaction, *(r for r in kept if not is_system(r)), *after]
-    _emit(context, project(records))
+    _emit_records(context, records)
     return context
 
 
@@ -187,8 +187,33 @@ def build_context(path: list[Record]) -> SessionContext:
     for index in (thinking_at, model_at):
         if index >= 0:
             _scan_settings(context, path[index])
-    _emit(context, project_path(path))
+    _emit_records(context, context_records(path))
     return context
+
+
+def _emit_records(context: SessionContext, records: list[Record]) -> None:
+    """Project ``records`` (pi's ``buildContextEntries`` output) into ``context``.
+
+    Without a ``context_edit`` among them (the common case) the messages are taken straight
+    from the entries, without building a projection.
+    """
+    if any(r.type == "context_edit" for r in records):
+        _emit(context, project(records))
+        return
+    messages, ids = context.messages, context.entry_ids
+    for index, record in enumerate(records):
+        kind = record.type
+        if kind == "message":
+            message = record.value.get("message")
+            if isinstance(message, dict) and message.get("content") is not None:
+                messages.append(message)
+                ids.append(record.id)
+                continue
+        elif kind == "compaction" and index > 0:
+            continue
+        for message in entry_messages(record):
+            messages.append(message)
+            ids.append(record.id)
 
 
 def _emit(context: SessionContext, projected: Iterable[Projected]) -> None:

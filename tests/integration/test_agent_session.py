@@ -141,7 +141,7 @@ async def test_multi_turn_session_reads_edits_and_persists_each_message(project:
     assert invalid == [] and len(events) > 20
 
 
-async def test_transient_errors_are_retried_and_stay_on_a_side_branch(project: Path) -> None:
+async def test_transient_errors_are_retried_and_omitted_by_context_edits(project: Path) -> None:
     script = [
         Turn(error=ScriptError(status=429)),
         Turn(error=ScriptError(status=500)),
@@ -165,9 +165,13 @@ async def test_transient_errors_are_retried_and_stay_on_a_side_branch(project: P
         for r in agent.store.records
         if r.role == "assistant" and r.value["message"]["stopReason"] == "error"
     ]
-    assert len(errors) == 2  # kept in the file, off the active path
-    user_id = context.entry_ids[0]
-    assert {r.parent_id for r in errors} == {user_id}
+    # pi 1.6.0: kept in the file and on the path, omitted from the context by context edits
+    assert len(errors) == 2
+    path = agent.store.branch_path()
+    kinds = [r.type for r in path if r.type in ("message", "context_edit")]
+    assert kinds == ["message", "message", "context_edit", "message", "context_edit", "message"]
+    edits = [r.value for r in path if r.type == "context_edit"]
+    assert [(e["targetId"], e["replacement"]) for e in edits] == [(r.id, None) for r in errors]
 
 
 async def test_retries_give_up_after_max_and_auth_errors_are_not_retried(project: Path) -> None:
