@@ -230,6 +230,29 @@ async def test_context_overflow_compacts_once_and_retries(project: Path) -> None
     assert not any(m.get("stopReason") == "error" for m in context)
 
 
+async def test_a_length_stop_is_omitted_compacted_and_retried_like_pi16(project: Path) -> None:
+    turns = [Turn(text=f"answer {i}", usage=ScriptUsage(prompt_tokens=1000)) for i in range(4)]
+    cut = Turn(text="partial repl", finish_reason="length", usage=ScriptUsage(completion_tokens=5))
+    script = Script(turns=[*turns, cut, Turn(text="after compaction")])
+    with FakeOpenAI(script, responder=summary_responder) as fake:
+        agent, events = await make_agent(project, fake, compaction={"keepRecentTokens": 10})
+        for i in range(4):
+            await agent.prompt(f"question {i} " + "x" * 400)
+        await agent.prompt("one more")
+    end = next(e for e in events if e["type"] == "auto_compaction_end")
+    assert end["willRetry"] is True
+    context = agent.store.context().messages
+    assert context[-1]["content"][0]["text"] == "after compaction"
+    assert not any(m.get("stopReason") == "length" for m in context)
+    partial = next(
+        r
+        for r in agent.store.records
+        if r.role == "assistant" and r.value["message"]["stopReason"] == "length"
+    )
+    edits = [r.value for r in agent.store.records if r.type == "context_edit"]
+    assert edits == [{**edits[0], "targetId": partial.id, "replacement": None}]
+
+
 async def test_threshold_compaction_after_a_turn(project: Path) -> None:
     big = ScriptUsage(prompt_tokens=9_000, completion_tokens=500)
     script = Script(turns=[Turn(text=f"reply {i}", usage=big) for i in range(3)])
