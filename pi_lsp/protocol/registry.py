@@ -17,8 +17,9 @@ from lsprotocol import types as T
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
-from pi_lsp.agent.permissions import Decision, PermissionRequest
+from pi_lsp.agent.permissions import PermissionRequest
 from pi_lsp.bridge import use_lsp_line_breaks
+from pi_lsp.literals import PermissionDecision
 from pi_lsp.protocol.context import ServerContext
 from pi_lsp.protocol.errors import as_rpc_error, bounded, invalid_params, not_unicode
 from pi_lsp.protocol.methods import METHODS, Method
@@ -141,7 +142,7 @@ async def _prewarm() -> None:
 def permission_asker(ctx: ServerContext, session_id: str) -> Any:
     """An asker that sends ``pi/requestPermission`` to the editor."""
 
-    async def ask(request: PermissionRequest) -> Decision:
+    async def ask(request: PermissionRequest) -> PermissionDecision:
         params = {
             "sessionId": session_id,
             "kind": request.kind,
