@@ -197,6 +197,13 @@ class LiveSession:
         run.result()  # raises what stopped the prompt before the user message was stored
         raise RuntimeError("the prompt ended before its message was stored")
 
+    async def turn_finished(self) -> None:
+        """Return once the turn started by :meth:`prompt` (if any) has ended and released."""
+        run = self._run
+        if run is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(run)
+
     def _finished(self, task: asyncio.Task[None], unsubscribe: Callable[[], None]) -> None:
         unsubscribe()
         self.lock.release()

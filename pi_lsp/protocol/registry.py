@@ -151,6 +151,8 @@ def permission_asker(ctx: ServerContext, session_id: str) -> Any:
             "detail": request.detail,
             "cwd": request.cwd,
         }
+        if request.reason is not None:
+            params["reason"] = request.reason
         answer = await ctx.server.protocol.send_request_async("pi/requestPermission", params)
         decision = (
             answer.get("decision")

@@ -32,7 +32,7 @@ from pi_lsp.tools.edit_match import (
     normalize_for_fuzzy_match,
     to_lf,
 )
-from pi_lsp.tools.errors import ToolError, node_error_message
+from pi_lsp.tools.errors import ToolError, file_error_message
 from pi_lsp.tools.fs import FileSystem
 from pi_lsp.tools.params import ToolParams
 from pi_lsp.tools.paths import resolve_to_cwd
@@ -135,7 +135,7 @@ class EditTool(Tool[EditParams]):
         try:
             raw = await self.fs.read_text(absolute)
         except OSError as exc:
-            raise ToolError(node_error_message(exc, "read", absolute)) from None
+            raise ToolError(file_error_message(exc, "read", absolute)) from None
         raise_if_aborted(cancel)
         pairs = [(e.oldText, e.newText) for e in params.edits]
         edited = apply_edits(raw, pairs, path=params.path)
@@ -143,7 +143,7 @@ class EditTool(Tool[EditParams]):
         try:
             await self.fs.write_text(absolute, edited.text)
         except OSError as exc:
-            raise ToolError(node_error_message(exc, "open", absolute)) from None
+            raise ToolError(file_error_message(exc, "open", absolute, "write")) from None
         diff = generate_diff_string(edited.before_lf, edited.after_lf)
         details = {"diff": diff.diff, "firstChangedLine": diff.first_changed_line}
         if diff.first_changed_line is None:
