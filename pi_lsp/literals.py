@@ -12,9 +12,9 @@ from typing import Literal, get_args
 from typing_extensions import TypeAliasType
 
 ThinkingLevel = TypeAliasType(
-    "ThinkingLevel", Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+    "ThinkingLevel", Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 )
-"""pi's thinking levels, weakest first."""
+"""pi 1.6.0's thinking levels, weakest first."""
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel.__value__)
 """Every level, weakest first."""
 

@@ -358,6 +358,10 @@ class AgentSession:
             self.maintenance.succeeded()
             if last.get("stopReason") == "aborted":
                 return
+            if last.get("stopReason") == "length" and await self.maintenance.after_length(
+                model, last
+            ):
+                continue
             if not await self.maintenance.threshold(last) or not self._queued():
                 return
             prompts = self.steering.take() or self.follow_ups.take()

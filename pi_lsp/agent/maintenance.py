@@ -99,15 +99,65 @@ class Maintenance:
         return True
 
     def drop_failed_reply(self) -> None:
-        """Move the leaf off the failed reply: it stays in the file, not in the context."""
+        """Omit the failed reply and its tool results from the context, as pi 1.6.0 does.
+
+        ``context_edit`` entries with ``replacement: null`` (pi's ``_omitRecoveryAttempt``):
+        the attempt stays in the file and on the branch, and both programs leave it out of
+        what the model sees.
+        """
         store = self.agent.store
-        record = store.get(self.last_entry) if self.last_entry else None
-        if record is None:
+        path = store.branch_path()
+        at = next((i for i in range(len(path) - 1, -1, -1) if path[i].role == "assistant"), None)
+        if at is None:
             return
-        if record.parent_id is None:
-            store.reset_leaf()
-        else:
-            store.branch(record.parent_id)
+        reply = path[at].value["message"]
+        calls = {
+            block.get("id")
+            for block in reply.get("content") or ()
+            if isinstance(block, dict) and block.get("type") == "toolCall"
+        }
+        targets = [path[at].id]
+        for record in path[at + 1 :]:
+            if record.role == "assistant":
+                break
+            if record.role == "toolResult" and record.value["message"].get("toolCallId") in calls:
+                targets.append(record.id)
+        for target in targets:
+            store.append_context_edit(target, None)
+
+    async def after_length(self, model: ModelInfo, last: JsonObject) -> bool:
+        """pi 1.6.0's recoverable length stop; True when the turn should continue.
+
+        A reply cut below the model's output limit is omitted, the session compacted and the
+        turn retried, once per prompt.
+        """
+        usage = last.get("usage")
+        output = usage.get("output") if isinstance(usage, dict) else None
+        same = (
+            last.get("provider") == model.ref.provider and last.get("model") == model.ref.model_id
+        )
+        limit = model.max_output_tokens
+        if not (same and isinstance(output, int) and limit > 0 and output < limit):
+            return False
+        if not self.agent.config.settings.compaction.enabled:
+            return False
+        if self.overflow_tried:
+            self.agent.emit(
+                event(
+                    "auto_compaction_end",
+                    aborted=False,
+                    willRetry=False,
+                    errorMessage="Truncated response recovery failed after one compact-and-retry "
+                    "attempt.",
+                )
+            )
+            return False
+        self.overflow_tried = True
+        self.drop_failed_reply()
+        if not await self.auto_compact("overflow", will_retry=True):
+            return False
+        await asyncio.sleep(0.1)
+        return True
 
     async def _sleep(self, seconds: float) -> bool:
         """Sleep unless aborted; False when the abort came first."""

@@ -1,11 +1,13 @@
 """Thinking levels: which a model offers, pi's clamping, and the litellm parameters for each.
 
-pi's levels (defined in :mod:`pi_lsp.literals`) are ``off, minimal, low, medium, high,
-xhigh``. A model without reasoning offers only ``off``; ``xhigh`` only where supported. A level
-the model lacks is clamped upwards first, then downwards (pi's ``_clampThinkingLevel``).
-Anthropic gets explicit thinking budgets with pi's defaults (litellm's own ``reasoning_effort``
-budgets are smaller); every other provider gets litellm's ``reasoning_effort``. Pure: callers
-pass a resolved :class:`~pi_lsp.agent.models.ModelInfo`.
+pi 1.6.0's levels (defined in :mod:`pi_lsp.literals`) are ``off, minimal, low, medium, high,
+xhigh, max``. A model without reasoning offers only ``off``; ``xhigh`` only where supported;
+``max`` only where a model maps it, which no model pi_lsp knows does, so ``max`` clamps down
+to the strongest level offered. A level the model lacks is clamped upwards first, then
+downwards (pi's ``clampThinkingLevel``). Anthropic gets explicit thinking budgets with pi's
+defaults (litellm's own ``reasoning_effort`` budgets are smaller); every other provider gets
+litellm's ``reasoning_effort``. Pure: callers pass a resolved
+:class:`~pi_lsp.agent.models.ModelInfo`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ _ANTHROPIC_EFFORT = {
     "medium": "medium",
     "high": "high",
     "xhigh": "max",
+    "max": "max",
 }
 
 
@@ -40,7 +43,7 @@ def available_thinking_levels(model: ModelInfo) -> tuple[ThinkingLevel, ...]:
     """The levels ``model`` offers, weakest first."""
     if not model.reasoning:
         return ("off",)
-    return THINKING_LEVELS if model.supports_xhigh else THINKING_LEVELS[:-1]
+    return THINKING_LEVELS[:-1] if model.supports_xhigh else THINKING_LEVELS[:-2]
 
 
 def clamp_thinking_level(model: ModelInfo, level: ThinkingLevel) -> ThinkingLevel:
@@ -84,7 +87,7 @@ def _anthropic_budget(
 ) -> dict[str, Any]:
     """pi's ``adjustMaxTokensForThinking``: room for the budget on top of the requested output."""
     merged = {**DEFAULT_THINKING_BUDGETS, **(budgets or {})}
-    budget = merged["high" if level == "xhigh" else level]
+    budget = merged["high" if level in ("xhigh", "max") else level]
     max_tokens = min(base + budget, model.max_output_tokens)
     if max_tokens <= budget:
         budget = max(0, max_tokens - _MIN_OUTPUT_TOKENS)

@@ -25,6 +25,7 @@ from pi_lsp.compaction.serialize import serialize_messages
 from pi_lsp.compaction.summarize import SummaryModel, SummaryRequest, send
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.projection import latest_edits
 from pi_lsp.session.records import Record
 
 BRANCH_MAX_TOKENS = 2048
@@ -89,13 +90,15 @@ def prepare_branch_entries(
         if value is not None and not value.get("fromHook"):
             prep.file_ops.add_details(value.get("details"))
     counter = counter if counter is not None else TokenCounter()
+    edits = latest_edits(entries)  # pi 1.6.0 honours the latest context edit per target
     selected: list[tuple[str, JsonObject]] = []
     for record in reversed(entries):
-        message = branch_message(record)
+        edit = edits.get(record.id)
+        message = branch_message(record, edit)
         if message is None:
             continue
         prep.file_ops.add_message(message)
-        tokens = counter.count(record.id, message)
+        tokens = counter.count(record.id, message) if edit is None else counter.estimator(message)
         if token_budget > 0 and prep.total_tokens + tokens > token_budget:
             summary_entry = record.type in ("compaction", "branch_summary")
             if summary_entry and prep.total_tokens < token_budget * SUMMARY_ENTRY_SHARE:

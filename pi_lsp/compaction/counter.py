@@ -1,17 +1,23 @@
 """Per-entry token counts, cached, so re-estimating after an append costs one entry's count.
 
-Entries are append-only and never change, so an entry's count is computed once and kept under
-its id. Use one :class:`TokenCounter` per session (ids are unique only within a session file).
+Entries are append-only and never change, so what an entry contributes before edits is counted
+once and kept under its id. A message changed by a ``context_edit`` is counted afresh. Use one
+:class:`TokenCounter` per session (ids are unique only within a session file).
 """
 
 from __future__ import annotations
 
-from pi_lsp.compaction.entry_messages import summary_message
 from pi_lsp.compaction.models import ContextEstimate
 from pi_lsp.compaction.tokens import CHARS4, Estimator, estimate_context_tokens
 from pi_lsp.session.context import SessionContext
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.projection import Projected, entry_messages
 from pi_lsp.session.records import Record
+
+
+def _key(entry_id: str, message: JsonObject) -> str:
+    # A compaction contributes its system message and its summary under one id.
+    return entry_id + "\0s" if message.get("role") == "system" else entry_id
 
 
 class TokenCounter:
@@ -23,30 +29,34 @@ class TokenCounter:
 
     @property
     def cached(self) -> int:
-        """Number of entries counted so far."""
+        """Number of messages counted so far."""
         return len(self._counts)
 
     def count(self, entry_id: str, message: JsonObject) -> int:
-        """Tokens of the message that entry ``entry_id`` contributes."""
-        cached = self._counts.get(entry_id)
+        """Tokens of a message that entry ``entry_id`` contributes before edits."""
+        key = _key(entry_id, message)
+        cached = self._counts.get(key)
         if cached is None:
-            cached = self._counts[entry_id] = self.estimator(message)
+            cached = self._counts[key] = self.estimator(message)
         return cached
 
     def count_record(self, record: Record) -> int:
-        """Tokens of an entry's summary message (0 for entries that have none)."""
-        cached = self._counts.get(record.id)
-        if cached is not None:
-            return cached
-        message = record.value.get("message") if record.type == "message" else None
-        if not isinstance(message, dict):
-            message = summary_message(record)
-            if message is None:
-                return 0
-        cached = self._counts[record.id] = self.estimator(message)
-        return cached
+        """Tokens of what an entry contributes before edits (0 for entries that add nothing)."""
+        return sum(self.count(record.id, m) for m in entry_messages(record))
+
+    def count_projected(self, entry: Projected) -> int:
+        """Tokens of a projected entry's messages (edited ones are counted, not cached)."""
+        if entry.edited:
+            return sum(self.estimator(m) for m in entry.messages)
+        return sum(self.count(entry.record.id, m) for m in entry.messages)
 
     def estimate(self, context: SessionContext) -> ContextEstimate:
         """pi's ``estimateContextTokens`` over a context, with cached per-entry counts."""
-        messages, ids = context.messages, context.entry_ids
-        return estimate_context_tokens(messages, lambda i: self.count(ids[i], messages[i]))
+        messages, ids, edited = context.messages, context.entry_ids, context.edited_ids
+
+        def count(i: int) -> int:
+            if ids[i] in edited:
+                return self.estimator(messages[i])
+            return self.count(ids[i], messages[i])
+
+        return estimate_context_tokens(messages, count)

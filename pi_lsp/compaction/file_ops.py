@@ -35,18 +35,31 @@ class FileOps:
                 target.update(dict.fromkeys(paths))
 
     def add_message(self, message: JsonObject) -> None:
-        """Record the file tool calls of an assistant message (others are ignored)."""
-        if message.get("role") != "assistant":
+        """Record the file tool calls of a message; messages without any are ignored.
+
+        An assistant's tool calls count, and so do the calls a codemode script made
+        (``toolResult.nestedCalls``, pi 1.6.0).
+        """
+        role = message.get("role")
+        if role == "toolResult":
+            nested = message.get("nestedCalls")
+            calls = nested.get("calls") if isinstance(nested, dict) else None
+            for call in calls if isinstance(calls, list) else ():
+                if isinstance(call, dict):
+                    self._add_call(call.get("name"), call.get("arguments"))
+            return
+        if role != "assistant":
             return
         content = message.get("content")
         for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict) or block.get("type") != "toolCall":
-                continue
-            kind = _KINDS.get(block.get("name"))  # type: ignore[arg-type]
-            args = block.get("arguments")
-            path = args.get("path") if isinstance(args, dict) else None
-            if kind is not None and isinstance(path, str) and path:
-                getattr(self, kind)[path] = None
+            if isinstance(block, dict) and block.get("type") == "toolCall":
+                self._add_call(block.get("name"), block.get("arguments"))
+
+    def _add_call(self, name: object, args: object) -> None:
+        kind = _KINDS.get(name) if isinstance(name, str) else None
+        path = args.get("path") if isinstance(args, dict) else None
+        if kind is not None and isinstance(path, str) and path:
+            getattr(self, kind)[path] = None
 
     def add_messages(self, messages: Iterable[JsonObject]) -> None:
         """:meth:`add_message` for each message."""

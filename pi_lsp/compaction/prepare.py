@@ -1,19 +1,21 @@
-"""What a compaction would summarize and keep (pi's ``prepareCompaction`` with the D2 fix). Pure.
+"""What a compaction would summarize and keep: pi 1.6.0's ``prepareCompaction``. Pure.
 
-pi v0.58.3 summarizes only the entries after the previous compaction, so what that compaction
-had kept verbatim (from its ``firstKeptEntryId`` up to it) silently leaves the context at the
-next compaction. Here those kept messages open the summarized range instead (decision D2).
-The cut point, ``firstKeptEntryId``, the turn prefix and ``tokensBefore`` are exactly pi's.
+The plan is made over pi's projection of the path (:mod:`pi_lsp.session.projection`): the
+previous compaction, the range it kept, everything after it, each entry as its latest
+``context_edit`` leaves it. The range the previous compaction kept opens the summarized range
+(pi v0.58.3 dropped it silently; pi_lsp's decision D2 fixed that, and pi 1.6.0 now does the
+same). System messages are never summarized. The cut point, ``firstKeptEntryId``, the turn
+prefix and ``tokensBefore`` (``estimateProjectedContextTokens``) are exactly pi 1.6.0's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pi_lsp.compaction.counter import TokenCounter
 from pi_lsp.compaction.cut_point import CutPoint, find_cut_point
-from pi_lsp.compaction.entry_messages import summary_message
+from pi_lsp.compaction.entry_messages import summary_messages
 from pi_lsp.compaction.errors import AlreadyCompactedError, NothingToCompactError
 from pi_lsp.compaction.file_ops import FileOps
 from pi_lsp.compaction.models import (
@@ -24,8 +26,8 @@ from pi_lsp.compaction.models import (
 )
 from pi_lsp.compaction.tokens import assistant_usage, calculate_context_tokens
 from pi_lsp.session import SessionStore
-from pi_lsp.session.context import entry_message
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.projection import Projected, current_system_message, project_path
 from pi_lsp.session.records import Record
 
 
@@ -85,25 +87,6 @@ class CompactionPreparation:
         )
 
 
-def last_compaction_index(path: Sequence[Record]) -> int:
-    """Index of the last compaction entry on the path, or -1."""
-    for index in range(len(path) - 1, -1, -1):
-        if path[index].type == "compaction":
-            return index
-    return -1
-
-
-def previous_kept_start(path: Sequence[Record], compaction_index: int) -> int | None:
-    """Where the verbatim part a compaction kept begins on the path, or None if it kept none."""
-    if compaction_index < 0:
-        return None
-    first_kept = path[compaction_index].value.get("firstKeptEntryId")
-    for index in range(compaction_index - 1, -1, -1):
-        if path[index].id == first_kept:
-            return index
-    return None
-
-
 def last_assistant_usage(path: Sequence[Record]) -> JsonObject | None:
     """pi's ``getLastAssistantUsage``: usage of the last completed assistant on the path."""
     for index in range(len(path) - 1, -1, -1):
@@ -115,33 +98,61 @@ def last_assistant_usage(path: Sequence[Record]) -> JsonObject | None:
     return None
 
 
-def tokens_before(path: Sequence[Record], start: int, count: Callable[[Record], int]) -> int:
-    """``estimateContextTokens`` of the messages of ``path[start:]`` without building them."""
-    for index in range(len(path) - 1, start - 1, -1):
-        record = path[index]
-        if record.type == "message" and record.role == "assistant":
-            usage = assistant_usage(record.value["message"])
-            if usage is not None:
-                trailing = sum(count(r) for r in path[index + 1 :])
-                return calculate_context_tokens(usage) + trailing
-    return sum(count(r) for r in path[start:])
+def projected_tokens(
+    projected: Sequence[Projected], path: Sequence[Record], counter: TokenCounter
+) -> int:
+    """pi's ``estimateProjectedContextTokens`` (``tokensBefore``).
+
+    The last usable provider usage anchors the total only when no edit or compaction came
+    after its entry on the path; otherwise every message is estimated, all system messages
+    replayed into one.
+    """
+    for index in range(len(projected) - 1, -1, -1):
+        entry = projected[index]
+        messages = entry.messages
+        for last in range(len(messages) - 1, -1, -1):
+            usage = assistant_usage(messages[last])
+            if usage is None:
+                continue
+            if not _usable(entry.record, path):
+                return _estimate_all(projected, counter)
+            trailing = sum(counter.estimator(m) for m in messages[last + 1 :])
+            trailing += sum(counter.count_projected(e) for e in projected[index + 1 :])
+            return calculate_context_tokens(usage) + trailing
+    return _estimate_all(projected, counter)
+
+
+def _usable(usage_entry: Record, path: Sequence[Record]) -> bool:
+    usage_at = next((i for i, r in enumerate(path) if r.id == usage_entry.id), -1)
+    for index in range(len(path) - 1, -1, -1):
+        if path[index].type in ("context_edit", "compaction"):
+            return usage_at > index
+    return usage_at > -1
+
+
+def _estimate_all(projected: Sequence[Projected], counter: TokenCounter) -> int:
+    system = current_system_message(m for e in projected for m in e.messages)
+    tokens = counter.estimator(system) if system is not None else 0
+    for entry in projected:
+        if any(m.get("role") == "system" for m in entry.messages):
+            tokens += sum(counter.estimator(m) for m in entry.messages if m.get("role") != "system")
+        else:
+            tokens += counter.count_projected(entry)
+    return tokens
 
 
 def _collect(
-    records: Sequence[Record],
-    to_message: Callable[[Record], JsonObject | None],
+    entries: Sequence[Projected],
     messages: list[JsonObject],
     ids: list[str],
     file_ops: FileOps,
 ) -> None:
-    """Append the messages of ``records`` and record their file operations."""
-    for record in records:
-        message = to_message(record)
-        if message is not None:
+    """Append the summarized messages of ``entries`` and record their file operations."""
+    for entry in entries:
+        for message in summary_messages(entry):
             messages.append(message)
-            ids.append(record.id)
-            if record.role == "assistant":
-                file_ops.add_message(message)
+            ids.append(entry.record.id)
+            file_ops.add_message(message)
 
 
 def prepare_compaction(
@@ -154,31 +165,40 @@ def prepare_compaction(
     """
     if not path or path[-1].type == "compaction":
         return None
-    count = (counter if counter is not None else TokenCounter()).count_record
-    previous = last_compaction_index(path)
+    counter = counter if counter is not None else TokenCounter()
+    count = counter.count_projected
+    projected = project_path(path)
+    previous = next(
+        (i for i, e in enumerate(projected) if e.record.type == "compaction" and e.messages), -1
+    )
     start = previous + 1
-    cut = find_cut_point(path, start, len(path), settings.keep_recent_tokens, count)
+    cut = find_cut_point(projected, start, len(projected), settings.keep_recent_tokens, count)
+    if cut.first_kept_index >= len(projected):
+        return None
+    previous_record = projected[previous].record if previous >= 0 else None
     prep = CompactionPreparation(
-        first_kept_entry_id=path[cut.first_kept_index].id,
+        first_kept_entry_id=projected[cut.first_kept_index].record.id,
         cut=cut,
-        tokens_before=tokens_before(path, max(previous, 0), count),
-        previous_summary=path[previous].value.get("summary") if previous >= 0 else None,
+        tokens_before=projected_tokens(projected, path, counter),
+        previous_summary=(
+            previous_record.value.get("summary") if previous_record is not None else None
+        ),
         settings=settings,
         leaf_id=path[-1].id,
     )
     # File operations in pi's order: earlier details, summarized history, turn prefix.
-    if previous >= 0 and not path[previous].value.get("fromHook"):
-        prep.file_ops.add_details(path[previous].value.get("details"))
+    if previous_record is not None and not previous_record.value.get("fromHook"):
+        prep.file_ops.add_details(previous_record.value.get("details"))
     summarized, ids, ops = prep.messages_to_summarize, prep.summarize_ids, prep.file_ops
-    kept_from = previous_kept_start(path, previous)
-    if kept_from is not None:  # D2: what the previous compaction kept is summarized now
-        _collect(path[kept_from:previous], entry_message, summarized, ids, ops)
-        prep.previous_kept_count = len(summarized)
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    _collect(path[start:history_end], summary_message, summarized, ids, ops)
+    _collect(projected[start:history_end], summarized, ids, ops)
+    if previous_record is not None:  # what the previous compaction kept is summarized now (D2)
+        at = next(i for i, r in enumerate(path) if r is previous_record)
+        before = {r.id for r in path[:at]}
+        prep.previous_kept_count = sum(1 for i in ids if i in before)
     if cut.is_split_turn:
-        prefix = path[cut.turn_start_index : cut.first_kept_index]
-        _collect(prefix, summary_message, prep.turn_prefix_messages, prep.turn_prefix_ids, ops)
+        prefix = projected[cut.turn_start_index : cut.first_kept_index]
+        _collect(prefix, prep.turn_prefix_messages, prep.turn_prefix_ids, ops)
     return prep
 
 

@@ -1,8 +1,9 @@
 """Token accounting: pi's chars/4 estimate, a tiktoken count, and the usage-anchored total. Pure.
 
-Both estimators measure the same text pi measures (spec 6.2): user text, assistant text, thinking
-and tool calls (``name + JSON.stringify(arguments)``), tool-result and custom text plus a fixed
-cost per image, bash command and output, summary text. ``chars4`` is pi's ``estimateTokens``
+Both estimators measure the same text pi 1.6.0 measures: user, tool-result and custom text plus
+a fixed cost per image, assistant text, thinking and tool calls (``name +
+JSON.stringify(arguments)``), bash command and output, summary text, and a system message's
+content, sections and ``JSON.stringify(toolsAdded)``. ``chars4`` is pi's ``estimateTokens``
 exactly (UTF-16 code units); the tiktoken estimator counts real tokens of that text (D4).
 A context total is anchored on the last usable provider ``usage``, as pi anchors it.
 """
@@ -19,7 +20,7 @@ from pi_lsp.compaction.models import ContextEstimate
 from pi_lsp.session.jsonl import JsonObject
 
 IMAGE_CHARS = 4800
-"""pi's size of one image in tool results and custom messages (1200 tokens at chars/4)."""
+"""pi's size of one image in any message (1200 tokens at chars/4); v0.58.3 ignored user images."""
 IMAGE_TOKENS = IMAGE_CHARS // 4
 
 EstimatorKind = Literal["tiktoken", "chars4"]
@@ -65,8 +66,16 @@ def countable(message: JsonObject) -> tuple[list[str], int]:
     texts: list[str] = []
     role = message.get("role")
     if role == "user":
-        _blocks(message.get("content"), texts)  # pi ignores user images
-        return texts, 0
+        return texts, _blocks(message.get("content"), texts)
+    if role == "system":
+        images = _blocks(message.get("content"), texts)
+        sections = message.get("sections")
+        if isinstance(sections, dict):
+            texts.extend(text for text in sections.values() if isinstance(text, str) and text)
+        tools = message.get("toolsAdded")
+        if tools:
+            texts.append(js_stringify(tools))
+        return texts, images
     if role == "assistant":
         content = message.get("content")
         for block in content if isinstance(content, list) else ():
@@ -136,11 +145,16 @@ def calculate_context_tokens(usage: JsonObject) -> int:
 
 
 def assistant_usage(message: JsonObject) -> JsonObject | None:
-    """The usage of an assistant message that completed (not aborted, not an error), or None."""
+    """The usage of a completed assistant message (not aborted or an error), or None.
+
+    All-zero usage counts as none, as in pi.
+    """
     if message.get("role") != "assistant" or message.get("stopReason") in ("aborted", "error"):
         return None
     usage = message.get("usage")
-    return usage if isinstance(usage, dict) and usage else None
+    if not isinstance(usage, dict) or not usage or calculate_context_tokens(usage) <= 0:
+        return None
+    return usage
 
 
 def estimate_context_tokens(

@@ -179,7 +179,8 @@ class LiveSession:
             return self._messages[1]
         context = self.store.context()
         get = self.store.get
-        entries = b",".join(r.raw for i in context.entry_ids if (r := get(i)) is not None)
+        ids = dict.fromkeys(context.entry_ids)  # a compaction may give two messages
+        entries = b",".join(r.raw for i in ids if (r := get(i)) is not None)
         head = dumps({"sessionId": self.id, "leafId": self.store.leaf_id})
         data = head[:-1] + b',"entries":[' + entries + b"]}"
         self._messages = (key, data)

@@ -1,9 +1,11 @@
 """Building the model context from a leaf (spec §3.1): pure functions over the entry index.
 
 ``build_context`` walks from the leaf to the root, takes the thinking level and model from the
-path, and, when a compaction lies on the path, emits its summary, then the entries kept verbatim
-from ``firstKeptEntryId`` up to it, then everything after it. ``ContextCache`` makes the common
-case incremental: after appends to the current leaf only the new entries are looked at.
+path, and projects the entries as pi 1.6.0 does (:mod:`pi_lsp.session.projection`): with a
+compaction on the path, its system message and summary, then the entries kept verbatim from
+``firstKeptEntryId`` up to it (minus system messages), then everything after it, each one as
+changed by the latest ``context_edit`` aimed at it. ``ContextCache`` makes the common case
+incremental: after appends to the current leaf only the new entries are looked at.
 """
 
 from __future__ import annotations
@@ -12,8 +14,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.session.ids import parse_iso_ms
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.projection import (
+    Projected,
+    context_records,
+    entry_messages,
+    is_system,
+    project,
+)
 from pi_lsp.session.records import Record, Settings
 
 
@@ -34,6 +42,8 @@ class SessionContext:
     """``{"provider", "modelId"}`` from the last model change or assistant message on the path."""
     has_thinking_entry: bool = False
     """True when a ``thinking_level_change`` lies on the path (pi then uses it, not a default)."""
+    edited_ids: set[str] = field(default_factory=set)
+    """Entries whose messages a ``context_edit`` changed (their token counts are not cached)."""
 
     def to_json(self) -> JsonObject:
         """The corpus ``context`` field shape."""
@@ -77,46 +87,9 @@ def _path_without_cycle(path: list[Record]) -> list[Record]:
 
 
 def entry_message(record: Record) -> JsonObject | None:
-    """The agent message an entry contributes to a context, or None (spec §3.1 step 5)."""
-    kind = record.type
-    if kind == "message":
-        message = record.value.get("message")
-        return message if isinstance(message, dict) else None
-    value = record.value
-    if kind == "custom_message":
-        out: JsonObject = {
-            "role": "custom",
-            "customType": value.get("customType"),
-            "content": value.get("content"),
-            "display": value.get("display"),
-        }
-        if "details" in value:
-            out["details"] = value["details"]
-        out["timestamp"] = _entry_ms(record)
-        return out
-    if kind == "branch_summary" and value.get("summary"):
-        return {
-            "role": "branchSummary",
-            "summary": value["summary"],
-            "fromId": value.get("fromId"),
-            "timestamp": _entry_ms(record),
-        }
-    return None
-
-
-def compaction_message(record: Record) -> JsonObject:
-    """The ``compactionSummary`` message a compaction entry stands for."""
-    value = record.value
-    return {
-        "role": "compactionSummary",
-        "summary": value.get("summary"),
-        "tokensBefore": value.get("tokensBefore"),
-        "timestamp": _entry_ms(record),
-    }
-
-
-def _entry_ms(record: Record) -> Any:
-    return parse_iso_ms(record.timestamp)
+    """The first message an entry contributes to a context before edits, or None."""
+    messages = entry_messages(record)
+    return messages[-1] if messages else None
 
 
 def _scan_settings(context: SessionContext, record: Record) -> None:
@@ -162,7 +135,7 @@ def build_context_indexed(
         if source is not None:
             _scan_settings(context, by_id[source])
     if compaction_id is None:
-        _emit(context, path_to_root(by_id, leaf.id))
+        _emit_records(context, path_to_root(by_id, leaf.id))
         return context
     compaction = by_id[compaction_id]
     after: list[Record] = []
@@ -183,10 +156,10 @@ def build_context_indexed(
             current = None
     if current is None:
         kept = []  # first kept entry not on the path: summary and later entries only
-    context.messages.append(compaction_message(compaction))
-    context.entry_ids.append(compaction.id)
-    _emit(context, reversed(kept))
-    _emit(context, reversed(after))
+    kept.reverse()
+    after.reverse()
+    records = [compaction, *(r for r in kept if not is_system(r)), *after]
+    _emit_records(context, records)
     return context
 
 
@@ -214,27 +187,47 @@ def build_context(path: list[Record]) -> SessionContext:
     for index in (thinking_at, model_at):
         if index >= 0:
             _scan_settings(context, path[index])
-    if compaction_at < 0:
-        _emit(context, path)
-        return context
-    compaction = path[compaction_at]
-    context.messages.append(compaction_message(compaction))
-    context.entry_ids.append(compaction.id)
-    first_kept = compaction.value.get("firstKeptEntryId")
-    kept_from = next(
-        (i for i in range(compaction_at - 1, -1, -1) if path[i].id == first_kept), compaction_at
-    )
-    _emit(context, path[kept_from:compaction_at])
-    _emit(context, path[compaction_at + 1 :])
+    _emit_records(context, context_records(path))
     return context
 
 
-def _emit(context: SessionContext, records: Iterable[Record]) -> None:
-    for record in records:
-        message = entry_message(record)
-        if message is not None:
+def _emit_records(context: SessionContext, records: list[Record]) -> None:
+    """Project ``records`` (pi's ``buildContextEntries`` output) into ``context``.
+
+    Without a ``context_edit`` among them (the common case) the messages are taken straight
+    from the entries, without building a projection.
+    """
+    if any(r.type == "context_edit" for r in records):
+        _emit(context, project(records))
+        return
+    messages, ids = context.messages, context.entry_ids
+    for index, record in enumerate(records):
+        kind = record.type
+        if kind == "message":
+            message = record.value.get("message")
+            if isinstance(message, dict) and message.get("content") is not None:
+                messages.append(message)
+                ids.append(record.id)
+                continue
+        elif kind == "compaction" and index > 0:
+            continue
+        for message in entry_messages(record):
+            messages.append(message)
+            ids.append(record.id)
+
+
+def _emit(context: SessionContext, projected: Iterable[Projected]) -> None:
+    for entry in projected:
+        entry_id = entry.record.id
+        if entry.edited:
+            context.edited_ids.add(entry_id)
+        for message in entry.messages:
             context.messages.append(message)
-            context.entry_ids.append(record.id)
+            context.entry_ids.append(entry_id)
+
+
+REBUILDS = frozenset({"compaction", "context_edit"})
+"""Entry types that change earlier messages of a context: appending one rebuilds it."""
 
 
 class ContextCache:
@@ -265,6 +258,7 @@ class ContextCache:
             thinking_level=context.thinking_level,
             model=context.model,
             has_thinking_entry=context.has_thinking_entry,
+            edited_ids=set(context.edited_ids),
         )
 
     def _advance(self, by_id: Mapping[str, Record], leaf_id: str | None) -> SessionContext | None:
@@ -276,7 +270,7 @@ class ContextCache:
         new: list[Record] = []
         current = by_id.get(leaf_id)
         while current is not None and current.id != self._leaf and len(new) < self.MAX_STEPS:
-            if current.type == "compaction":
+            if current.type in REBUILDS:
                 return None
             new.append(current)
             current = by_id.get(current.parent_id) if current.parent_id is not None else None
@@ -284,6 +278,7 @@ class ContextCache:
             return None
         for record in reversed(new):
             _scan_settings(cached, record)
-        _emit(cached, reversed(new))
+        new.reverse()
+        _emit(cached, (Projected(r, entry_messages(r)) for r in new))
         self._leaf = leaf_id
         return cached

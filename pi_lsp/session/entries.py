@@ -1,5 +1,6 @@
-"""pydantic models of the session file's lines: the header and the nine entry types (spec §1.3–1.4).
+"""pydantic models of the session file's lines: the header and the entry types.
 
+Spec §1.3–1.4, plus pi 1.6.0's ``context_edit`` and ``usage`` entries and ``system`` messages.
 Field order is pi's write order, so a model dumped with ``exclude_unset=True`` has the key order
 pi writes. Legacy version-1 lines (no ``id``/``parentId``) have their own models so that every line
 pi ever wrote validates against ``schemas/session-line.schema.json``.
@@ -11,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from pi_lsp.session.messages import StoredMessage, UserBlock
+from pi_lsp.session.messages import StoredMessage, SystemMessage, UserBlock
 
 CURRENT_VERSION = 3
 """Version pi v0.58.3 writes; older files are migrated on load (spec §1.7)."""
@@ -90,6 +91,10 @@ class CompactionEntry(_Entry):
     """``{readFiles, modifiedFiles}`` when pi made it; anything when an extension did."""
     fromHook: bool | None = None
     """False when pi generated the summary, true when an extension supplied it."""
+    usage: Any = None
+    """Provider usage of the summary call (pi 1.6.0)."""
+    systemMessage: SystemMessage | None = None
+    """pi 1.6.0: every system message before it replayed into one; it opens the context."""
 
 
 class BranchSummaryEntry(_Entry):
@@ -97,10 +102,33 @@ class BranchSummaryEntry(_Entry):
 
     type: Literal["branch_summary"]
     fromId: str
-    """Entry the branch was left at, or ``"root"``."""
+    """The leaf the branch was left at (pi 1.6.0; v0.58.3 wrote the branch point), or
+    ``"root"``."""
     summary: str
     details: Any = None
     fromHook: bool | None = None
+    usage: Any = None
+    """Provider usage of the summary call (pi 1.6.0)."""
+
+
+class ContextEditEntry(_Entry):
+    """pi 1.6.0: changes what an earlier entry of the branch contributes to the context."""
+
+    type: Literal["context_edit"]
+    targetId: str
+    replacement: dict[str, Any] | None
+    """``null`` omits the target; ``{content}`` replaces only its content."""
+
+
+class UsageEntry(_Entry):
+    """pi 1.6.0: model usage outside any message (cache warming); never in the context."""
+
+    type: Literal["usage"]
+    kind: str
+    provider: str
+    model: str
+    usage: Any
+    note: str | None = None
 
 
 class CustomEntry(_Open):
@@ -137,7 +165,7 @@ class LabelEntry(_Entry):
 
 
 class SessionInfoEntry(_Entry):
-    """Display name of the session (latest non-empty one wins)."""
+    """Display name of the session (the latest one wins; an empty name clears it)."""
 
     type: Literal["session_info"]
     name: str | None = None
@@ -152,7 +180,9 @@ SessionEntry = Annotated[
     | CustomEntry
     | CustomMessageEntry
     | LabelEntry
-    | SessionInfoEntry,
+    | SessionInfoEntry
+    | ContextEditEntry
+    | UsageEntry,
     Field(discriminator="type"),
 ]
 """Any version-3 entry."""

@@ -19,6 +19,22 @@ def random_uuid() -> str:
     return str(uuid.uuid4())
 
 
+def uuid7(ms: int, random_source: str) -> str:
+    """A v7 UUID (pi 1.6.0's session ids): ``ms`` in the top 48 bits, then random bits.
+
+    The random bits come from ``random_source``, a v4 UUID from the injected id factory, so
+    tests stay deterministic; a source that is not a UUID is returned unchanged.
+    """
+    try:
+        bits = uuid.UUID(random_source).int
+    except ValueError:
+        return random_source
+    rand_a = (bits >> 64) & 0xFFF
+    rand_b = bits & ((1 << 62) - 1)
+    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | rand_a << 64 | 0b10 << 62 | rand_b
+    return str(uuid.UUID(int=value))
+
+
 def new_entry_id(existing: Container[str], uuids: IdFactory = random_uuid) -> str:
     """8 hex characters of a fresh UUID, redrawn on collision; the full UUID after 100 tries."""
     for _ in range(100):

@@ -72,9 +72,9 @@ class SessionIndex:
         elif kind == "label":
             self._replay_label(record)
         elif kind == "session_info":
+            # pi 1.6.0: the latest entry in file order wins, and an empty name clears.
             name = record.value.get("name")
-            if name:
-                self.name = name.strip() if isinstance(name, str) else name
+            self.name = (name.strip() or None) if isinstance(name, str) else None
 
     def _replay_label(self, record: Record) -> None:
         value = record.value

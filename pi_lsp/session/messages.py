@@ -157,6 +157,23 @@ class CustomMessage(_Open):
     timestamp: int
 
 
+class SystemMessage(_Open):
+    """pi 1.6.0's prompt state in the transcript.
+
+    A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
+    """
+
+    role: Literal["system"]
+    content: str | list[TextContent]
+    sections: dict[str, str | None] | None = None
+    """Prompt sections by name (``preamble``, ``tools``, ...); ``null`` removes one."""
+    toolsAdded: list[dict[str, Any]] | None = None
+    """Tool declarations (name, description, parameters) added from here on."""
+    toolsRemoved: list[dict[str, Any]] | None = None
+    """Tools (by ``name``) removed from here on."""
+    timestamp: int
+
+
 class HookMessage(_Open):
     """Version-2 spelling of :class:`CustomMessage`; migrated to ``custom`` on load."""
 
@@ -192,6 +209,7 @@ StoredMessage = Annotated[
     | ToolResultMessage
     | BashExecutionMessage
     | CustomMessage
+    | SystemMessage
     | HookMessage,
     Field(discriminator="role"),
 ]
@@ -203,6 +221,7 @@ ContextMessage = Annotated[
     | ToolResultMessage
     | BashExecutionMessage
     | CustomMessage
+    | SystemMessage
     | BranchSummaryMessage
     | CompactionSummaryMessage,
     Field(discriminator="role"),

@@ -11,6 +11,7 @@ models.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -20,20 +21,26 @@ from pi_lsp.session.entries import CURRENT_VERSION
 from pi_lsp.session.ids import (
     Clock,
     IdFactory,
+    epoch_ms,
     iso_time,
     new_entry_id,
     now,
+    parse_iso_ms,
     random_uuid,
     session_file_name,
+    uuid7,
 )
 from pi_lsp.session.index import CONVERSATION_ROLES, SessionIndex, continues_chain
 from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line
 from pi_lsp.session.paths import session_dir
+from pi_lsp.session.projection import current_system_message
 from pi_lsp.session.reader import gc_paused, read_session_file
 from pi_lsp.session.records import Diagnostic, EntryNotFoundError, LoadedFile, Record
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tree import SessionTree
 from pi_lsp.session.validate import validate_message
+
+_LINE_BREAKS = re.compile(r"[\r\n]+")
 
 ABSENT: Any = object()
 """Marks an optional field that is left out of the entry (JavaScript ``undefined``)."""
@@ -92,8 +99,9 @@ class SessionStore:
         a user or assistant message.
         """
         header: JsonObject = {"type": "session", "version": CURRENT_VERSION}
-        header["id"] = session_id or uuids()
-        header["timestamp"] = iso_time(clock())
+        seconds = clock()
+        header["id"] = session_id or uuid7(epoch_ms(seconds), uuids())
+        header["timestamp"] = iso_time(seconds)
         header["cwd"] = cwd
         if parent_session is not None:
             header["parentSession"] = parent_session
@@ -177,7 +185,7 @@ class SessionStore:
 
     @property
     def session_name(self) -> str | None:
-        """Latest non-empty ``session_info`` name, in file order."""
+        """The latest ``session_info`` name in file order, trimmed; None when it is empty."""
         return self._index.name
 
     def get(self, entry_id: str) -> Record | None:
@@ -265,18 +273,70 @@ class SessionStore:
     def append_compaction(
         self,
         summary: str,
-        first_kept_entry_id: str,
+        first_kept_entry_id: str | None,
         tokens_before: int,
         details: Any = ABSENT,
         from_hook: Any = ABSENT,
+        usage: Any = ABSENT,
     ) -> str:
-        """Append a compaction checkpoint (pi writes ``fromHook: false`` for its own)."""
-        fields: JsonObject = {"summary": summary, "firstKeptEntryId": first_kept_entry_id}
-        fields["tokensBefore"] = tokens_before
-        return self._append(
-            lambda e: _with_optional({**e, **fields}, details=details, fromHook=from_hook),
-            "compaction",
-        )
+        """Append a compaction checkpoint, as pi 1.6.0's ``appendCompaction`` writes it.
+
+        ``first_kept_entry_id`` None keeps nothing (the entry names itself). When the context
+        holds system messages, their replay goes into ``systemMessage`` (stamped with the
+        entry's time), so the prompt state survives the compaction for pi. pi writes
+        ``fromHook: false`` for its own; ``usage`` is the summary call's.
+        """
+        system = current_system_message(self.context().messages)
+
+        def build(entry: JsonObject) -> JsonObject:
+            fields: JsonObject = {
+                "summary": summary,
+                "firstKeptEntryId": first_kept_entry_id or entry["id"],
+                "tokensBefore": tokens_before,
+            }
+            out = _with_optional(
+                {**entry, **fields}, details=details, usage=usage, fromHook=from_hook
+            )
+            if system is not None:
+                out["systemMessage"] = {**system, "timestamp": parse_iso_ms(entry["timestamp"])}
+            return out
+
+        return self._append(build, "compaction")
+
+    def append_context_edit(self, target_id: str, replacement: JsonObject | None) -> str:
+        """Omit (None) or replace the content of an earlier entry of the branch in the context.
+
+        pi 1.6.0's ``appendContextEdit``: the target must be on the branch and be a user,
+        assistant or tool-result message or a custom message; string content for an assistant
+        or tool result is stored as one text block.
+
+        Raises:
+            ValueError: the replacement or the target is not editable.
+            EntryNotFoundError: the target does not exist.
+        """
+        if replacement is not None and not isinstance(replacement.get("content"), str | list):
+            raise ValueError("a context edit replacement must be null or have string/array content")
+        target = self.require(target_id)
+        if all(r.id != target_id for r in self.branch_path()):
+            raise ValueError(f"entry {target_id} is not on the active branch")
+        role = "custom" if target.type == "custom_message" else target.role
+        if not (target.type == "custom_message" or role in ("user", "assistant", "toolResult")):
+            raise ValueError(f"entry {target_id} does not contribute editable model content")
+        if replacement is not None and role in ("assistant", "toolResult"):
+            content = replacement["content"]
+            if isinstance(content, str):
+                replacement = {"content": [{"type": "text", "text": content}]}
+        fields = {"targetId": target_id, "replacement": replacement}
+        return self._append(lambda e: {**e, **fields}, "context_edit")
+
+    def append_usage(
+        self, kind: str, provider: str, model: str, usage: JsonObject, note: str | None = None
+    ) -> str:
+        """Model usage outside any message (pi 1.6.0's ``usage`` entry); never in the context."""
+        fields: JsonObject = {"kind": kind, "provider": provider, "model": model, "usage": usage}
+        if note:
+            fields["note"] = note
+        return self._append(lambda e: {**e, **fields}, "usage")
 
     def branch_with_summary(
         self,
@@ -284,14 +344,21 @@ class SessionStore:
         summary: str,
         details: Any = ABSENT,
         from_hook: Any = ABSENT,
+        usage: Any = ABSENT,
     ) -> str:
-        """Move the leaf to ``from_id`` (None: a new root) and hang a branch summary there."""
+        """Move the leaf to ``from_id`` (None: a new root) and hang a branch summary there.
+
+        ``fromId`` names the leaf left behind (``"root"`` when there was none), as pi 1.6.0
+        writes it.
+        """
         if from_id is not None:
             self.require(from_id)
+        fields = {"fromId": self._leaf if self._leaf is not None else "root", "summary": summary}
         self._leaf = from_id
-        fields = {"fromId": from_id if from_id is not None else "root", "summary": summary}
         return self._append(
-            lambda e: _with_optional({**e, **fields}, details=details, fromHook=from_hook),
+            lambda e: _with_optional(
+                {**e, **fields}, details=details, usage=usage, fromHook=from_hook
+            ),
             "branch_summary",
         )
 
@@ -317,8 +384,12 @@ class SessionStore:
         return self._append(lambda e: {**e, **extra}, "label")
 
     def append_session_info(self, name: str) -> str:
-        """Name the session (trimmed, as pi writes it)."""
-        return self._append(lambda e: {**e, "name": name.strip()}, "session_info")
+        """Name the session; an empty name clears it.
+
+        Line breaks become one space and the name is trimmed, as pi 1.6.0 writes it.
+        """
+        clean = _LINE_BREAKS.sub(" ", name).strip()
+        return self._append(lambda e: {**e, "name": clean}, "session_info")
 
     def ensure_migrated(self) -> None:
         """Rewrite an old-version file as version 3 now (backup first); no-op otherwise."""

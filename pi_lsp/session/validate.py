@@ -10,13 +10,19 @@ from pi_lsp.session.messages import (
     AssistantMessage,
     BashExecutionMessage,
     CustomMessage,
+    SystemMessage,
     ToolResultMessage,
     UserMessage,
 )
 
 _WRITABLE: TypeAdapter[Any] = TypeAdapter(
     Annotated[
-        UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage,
+        UserMessage
+        | AssistantMessage
+        | ToolResultMessage
+        | BashExecutionMessage
+        | CustomMessage
+        | SystemMessage,
         Field(discriminator="role"),
     ]
 )

@@ -44,13 +44,32 @@ class ToolParams(BaseModel):
 def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON Schema of a parameters model in the shape providers and pi expect."""
     schema = model.model_json_schema()
+    defs = schema.get("$defs", {})
     properties = {
-        name: _clean_property(prop) for name, prop in schema.get("properties", {}).items()
+        name: _clean_property(_inline(prop, defs))
+        for name, prop in schema.get("properties", {}).items()
     }
     result: dict[str, Any] = {"type": "object", "properties": properties}
     if schema.get("required"):
         result["required"] = list(schema["required"])
     return result
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """Replace ``$ref``s to nested models by the cleaned object schema (providers get no $defs)."""
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = defs[ref.removeprefix("#/$defs/")]
+        props = {k: _clean_property(_inline(v, defs)) for k, v in target["properties"].items()}
+        out: dict[str, Any] = {"type": "object", "properties": props}
+        if target.get("required"):
+            out["required"] = list(target["required"])
+        return out
+    return {k: _inline(v, defs) for k, v in node.items()}
 
 
 def _clean_property(prop: dict[str, Any]) -> dict[str, Any]:
@@ -80,6 +99,6 @@ def validate_arguments(tool_name: str, model: type[P], args: Mapping[str, Any] |
 def _error_line(error: ErrorDetails) -> str:
     location = ".".join(str(part) for part in error["loc"])
     if error["type"] == "missing":
-        return f"  - {location}: must have required property '{location}'"
+        return f"  - {location}: must have required property '{error['loc'][-1]}'"
     message = _AJV_MESSAGES.get(error["type"], error["msg"])
     return f"  - {location or 'root'}: {message}"

@@ -115,7 +115,11 @@ def _invalid_cases(session: str) -> list[tuple[str, Any, list[str]]]:
         ("pi/session/followUp", {"text": "later"}, ["sessionId"]),
         ("pi/session/rename", {"sessionId": session, "name": ""}, ["name", "at least 1"]),
         ("pi/session/rename", {"sessionId": session}, ["name", "required"]),
-        ("pi/session/setThinkingLevel", {"sessionId": session, "level": "max"}, ["level", "'off'"]),
+        (
+            "pi/session/setThinkingLevel",
+            {"sessionId": session, "level": "ultra"},
+            ["level", "'off'"],
+        ),
         ("pi/session/setThinkingLevel", {"sessionId": session, "level": 3}, ["level"]),
         ("pi/session/setThinkingLevel", {"sessionId": session}, ["level", "required"]),
         ("pi/session/setModel", {"sessionId": session, "model": "x"}, ["model", "at least 3"]),
@@ -136,7 +140,7 @@ def _invalid_cases(session: str) -> list[tuple[str, Any, list[str]]]:
         ("pi/session/new", {"folder": {"uri": "file:///"}}, ["folder"]),
         ("pi/models/list", {"folder": False}, ["folder"]),
         # Two problems at once: both are named.
-        ("pi/session/setThinkingLevel", {"level": "max"}, ["sessionId", "level"]),
+        ("pi/session/setThinkingLevel", {"level": "ultra"}, ["sessionId", "level"]),
     ]
 
 

@@ -141,7 +141,7 @@ async def test_multi_turn_session_reads_edits_and_persists_each_message(project:
     assert invalid == [] and len(events) > 20
 
 
-async def test_transient_errors_are_retried_and_stay_on_a_side_branch(project: Path) -> None:
+async def test_transient_errors_are_retried_and_omitted_by_context_edits(project: Path) -> None:
     script = [
         Turn(error=ScriptError(status=429)),
         Turn(error=ScriptError(status=500)),
@@ -165,9 +165,13 @@ async def test_transient_errors_are_retried_and_stay_on_a_side_branch(project: P
         for r in agent.store.records
         if r.role == "assistant" and r.value["message"]["stopReason"] == "error"
     ]
-    assert len(errors) == 2  # kept in the file, off the active path
-    user_id = context.entry_ids[0]
-    assert {r.parent_id for r in errors} == {user_id}
+    # pi 1.6.0: kept in the file and on the path, omitted from the context by context edits
+    assert len(errors) == 2
+    path = agent.store.branch_path()
+    kinds = [r.type for r in path if r.type in ("message", "context_edit")]
+    assert kinds == ["message", "message", "context_edit", "message", "context_edit", "message"]
+    edits = [r.value for r in path if r.type == "context_edit"]
+    assert [(e["targetId"], e["replacement"]) for e in edits] == [(r.id, None) for r in errors]
 
 
 async def test_retries_give_up_after_max_and_auth_errors_are_not_retried(project: Path) -> None:
@@ -224,6 +228,29 @@ async def test_context_overflow_compacts_once_and_retries(project: Path) -> None
     assert context[0]["role"] == "compactionSummary"
     assert context[-1]["content"][0]["text"] == "after compaction"
     assert not any(m.get("stopReason") == "error" for m in context)
+
+
+async def test_a_length_stop_is_omitted_compacted_and_retried_like_pi16(project: Path) -> None:
+    turns = [Turn(text=f"answer {i}", usage=ScriptUsage(prompt_tokens=1000)) for i in range(4)]
+    cut = Turn(text="partial repl", finish_reason="length", usage=ScriptUsage(completion_tokens=5))
+    script = Script(turns=[*turns, cut, Turn(text="after compaction")])
+    with FakeOpenAI(script, responder=summary_responder) as fake:
+        agent, events = await make_agent(project, fake, compaction={"keepRecentTokens": 10})
+        for i in range(4):
+            await agent.prompt(f"question {i} " + "x" * 400)
+        await agent.prompt("one more")
+    end = next(e for e in events if e["type"] == "auto_compaction_end")
+    assert end["willRetry"] is True
+    context = agent.store.context().messages
+    assert context[-1]["content"][0]["text"] == "after compaction"
+    assert not any(m.get("stopReason") == "length" for m in context)
+    partial = next(
+        r
+        for r in agent.store.records
+        if r.role == "assistant" and r.value["message"]["stopReason"] == "length"
+    )
+    edits = [r.value for r in agent.store.records if r.type == "context_edit"]
+    assert edits == [{**edits[0], "targetId": partial.id, "replacement": None}]
 
 
 async def test_threshold_compaction_after_a_turn(project: Path) -> None:

@@ -143,7 +143,7 @@ def test_thinking_levels_offered() -> None:
     reasoning = resolve_model(ModelRef.parse("openai/gpt-5"))
     assert available_thinking_levels(reasoning) == ("off", "minimal", "low", "medium", "high")
     xhigh = resolve_model(ModelRef.parse("openai/gpt-5.2"))
-    assert available_thinking_levels(xhigh) == THINKING_LEVELS
+    assert available_thinking_levels(xhigh) == THINKING_LEVELS[:-1]  # no model maps max
     opus = resolve_model(ModelRef.parse("anthropic/claude-opus-4-6"))
     assert "xhigh" in available_thinking_levels(opus)
 
@@ -155,12 +155,15 @@ def _reasoner(**changes: object) -> ModelInfo:
 
 def test_clamping_goes_up_first_then_down() -> None:
     plain = resolve_model(ModelRef.parse("openai/gpt-4o"))
-    assert [clamp_thinking_level(plain, level) for level in THINKING_LEVELS] == ["off"] * 6
+    assert [clamp_thinking_level(plain, level) for level in THINKING_LEVELS] == ["off"] * 7
     reasoning = _reasoner()
     assert clamp_thinking_level(reasoning, "xhigh") == "high"
     assert clamp_thinking_level(reasoning, "minimal") == "minimal"
     only_high = _reasoner(supports_xhigh=True)
     assert clamp_thinking_level(only_high, "xhigh") == "xhigh"
+    # pi 1.6.0's max: offered only where a model maps it; clamps down otherwise
+    assert clamp_thinking_level(only_high, "max") == "xhigh"
+    assert clamp_thinking_level(reasoning, "max") == "high"
 
 
 def test_openai_reasoning_effort_parameters() -> None:

@@ -138,7 +138,7 @@ async def test_summary_hangs_under_the_new_leaf(tmp_path: Path) -> None:
     store.append_message(
         assistant("", calls=[call("edit", path="idea.py", oldText="a", newText="b")])
     )
-    store.append_message(tool_result("edited"))
+    old_leaf = store.append_message(tool_result("edited"))
     model = RecordingModel(answer=lambda r: "BRANCH WORK", context_window=None)
     result = await navigate_tree(store, a1, model=model, summarize=True, label="back")
     [request] = model.requests
@@ -155,7 +155,8 @@ async def test_summary_hangs_under_the_new_leaf(tmp_path: Path) -> None:
         == BRANCH_PREAMBLE + "BRANCH WORK\n\n<modified-files>\nidea.py\n</modified-files>"
     )
     assert summary.value["details"] == {"readFiles": [], "modifiedFiles": ["idea.py"]}
-    assert summary.value["fromHook"] is False and summary.value["fromId"] == a1
+    # pi 1.6.0: fromId names the leaf left behind (v0.58.3 wrote the branch point).
+    assert summary.value["fromHook"] is False and summary.value["fromId"] == old_leaf
     assert store.labels == {summary.id: "back"}
     assert store.path is not None
     line = json.loads(store.path.read_text().splitlines()[-2])
@@ -176,9 +177,10 @@ async def test_summary_hangs_under_the_new_leaf(tmp_path: Path) -> None:
 
 async def test_summary_of_a_root_target_is_a_new_root() -> None:
     store, ids = forked()
+    old_leaf = store.leaf_id
     result = await navigate_tree(store, ids["q1"], model=RecordingModel(), summarize=True)
     summary = store.require(result.summary_entry_id or "")
-    assert summary.parent_id is None and summary.value["fromId"] == "root"
+    assert summary.parent_id is None and summary.value["fromId"] == old_leaf  # pi 1.6.0
     assert result.editor_text == "question one"
 
 

@@ -1,9 +1,11 @@
-"""The cut point (pi's findCutPoint): budget walk, valid cut points, extension, split turns."""
+"""The cut point (pi 1.6.0's findProjectedCutPoint): budget walk, valid cut points, extension,
+split turns. A path without compactions or edits projects to itself, entry for entry."""
 
 from __future__ import annotations
 
 from pi_lsp.compaction import TokenCounter, find_cut_point
 from pi_lsp.session import SessionStore
+from pi_lsp.session.projection import project
 from pi_lsp.session.records import Record
 from tests.unit.compaction.helpers import assistant, call, memory_store, tool_result, user
 
@@ -11,7 +13,8 @@ HUNDRED = "x" * 400  # 100 tokens at chars/4
 
 
 def cut(path: list[Record], keep: int, start: int = 0) -> tuple[int, int, bool]:
-    point = find_cut_point(path, start, len(path), keep, TokenCounter().count_record)
+    entries = project(path)
+    point = find_cut_point(entries, start, len(entries), keep, TokenCounter().count_projected)
     return point.first_kept_index, point.turn_start_index, point.is_split_turn
 
 
@@ -53,12 +56,13 @@ def test_never_cuts_at_a_tool_result() -> None:
     assert cut(path, 200) == (3, 0, True)
 
 
-def test_budget_exhausted_in_trailing_tool_results_keeps_everything() -> None:
+def test_budget_exhausted_in_trailing_tool_results_keeps_their_call() -> None:
     store = memory_store()
     store.append_message(user("go"))
     store.append_message(assistant("", calls=[call("read", path="a")]))
     store.append_message(tool_result(HUNDRED * 3))
-    assert cut(store.branch_path(), 200) == (0, -1, False)
+    # pi 1.6.0 keeps the preceding tool call (v0.58.3 fell back to keeping everything).
+    assert cut(store.branch_path(), 200) == (1, 0, True)
 
 
 def test_cut_takes_in_preceding_settings_entries_but_stops_at_messages() -> None:
@@ -92,8 +96,10 @@ def test_a_custom_message_or_bash_cut_starts_its_own_turn() -> None:
     store.append_custom_message("note", "extension context " + HUNDRED, True)
     store.append_message(assistant(HUNDRED))
     path = store.branch_path()
-    assert cut(path, 100) == (4, 4, True)  # "split" at its own start: an empty prefix
-    assert cut(path, 200) == (3, 2, True)  # custom_message entries are not counted, as in pi
+    # pi 1.6.0: a custom message is context-visible, so the cut does not extend over it, and
+    # its tokens count towards the budget (v0.58.3 gave (4, 4, True) and (3, 2, True)).
+    assert cut(path, 100) == (5, 4, True)
+    assert cut(path, 200) == (4, -1, False)
 
 
 def test_turn_start_is_searched_only_down_to_the_range_start() -> None:

@@ -12,8 +12,8 @@ from pi_lsp.compaction import (
     plan_compaction,
     prepare_compaction,
 )
-from pi_lsp.compaction.entry_messages import summary_message
 from pi_lsp.session import SessionStore
+from pi_lsp.session.projection import entry_messages
 from tests.unit.compaction.helpers import assistant, call, memory_store, tool_result, user
 
 HUNDRED = "x" * 400  # 100 tokens at chars/4
@@ -68,7 +68,7 @@ def test_tokens_before_is_the_usage_anchored_estimate_of_the_range() -> None:
     path = store.branch_path()
     prep = prepare_compaction(path, KEEP_300)
     assert prep is not None
-    messages = [m for r in path if (m := summary_message(r)) is not None]
+    messages = [m for r in path for m in entry_messages(r)]
     assert prep.tokens_before == estimate_context_tokens(messages).tokens == 15 + 102
 
 
@@ -130,10 +130,13 @@ def test_after_a_compaction_only_its_kept_part_can_still_be_compacted() -> None:
     ids = turns(store, "t1", "t2", "t3")
     store.append_compaction("S", ids["t2"], 10)
     store.append_message(user("t4 short"))
-    prep = plan_compaction(store.branch_path(), CompactionSettings())
-    # pi: nothing after the compaction needs summarizing, so it would send an empty request.
+    # pi 1.6.0 plans over the projection: the kept t2, t3 are in range, and everything fits.
+    with pytest.raises(NothingToCompactError):
+        plan_compaction(store.branch_path(), CompactionSettings())
+    prep = plan_compaction(store.branch_path(), CompactionSettings(keep_recent_tokens=1))
     assert prep.first_kept_entry_id == store.branch_path()[-1].id
     assert texts(prep.messages_to_summarize) == ["t2", "t3"]
+    assert prep.previous_kept_count == 4
 
 
 def test_leaf_compaction_is_already_compacted() -> None:

@@ -20,9 +20,9 @@ from tests.unit.compaction.helpers import add_turn, assistant, call, memory_stor
 IMAGE = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
 
 
-def test_user_text_counts_utf16_units_and_ignores_images() -> None:
+def test_user_text_counts_utf16_units_and_images() -> None:
     message = {"role": "user", "content": [{"type": "text", "text": "a😀b"}, IMAGE]}
-    assert CHARS4(message) == 1  # 4 UTF-16 units -> ceil(4/4)
+    assert CHARS4(message) == 1201  # ceil((4 UTF-16 units + 4800 per image) / 4); pi 1.6.0
     assert CHARS4({"role": "user", "content": "x" * 9}) == 3
     assert CHARS4({"role": "user", "content": "😀😀😀"}) == 2  # 6 units, not 3 code points
 

@@ -43,7 +43,7 @@ async def test_edit_changes_the_buffer_through_one_minimal_edit(
 ) -> None:
     tool = EditTool(str(workspace), EditorFileSystem(editor))
     result = await run(tool, {"path": "greet.py", "oldText": "'hi 😀 '", "newText": "'hello 😀 '"})
-    assert result.text == "Successfully replaced text in greet.py."
+    assert result.text == "Successfully replaced 1 block(s) in greet.py."  # pi 1.6.0's text
     (request,) = editor.requests
     (change,) = request.operations
     assert isinstance(change, TextChange) and change.version == 7

@@ -75,8 +75,9 @@ def test_default_location_is_pis(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     s = SessionStore.create("/proj", clock=Clock(), uuids=counting_uuids())
     assert s.path is not None
     assert re.fullmatch(
-        r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_0+1-0000-4000-8000-0+\.jsonl", s.path.name
-    )
+        r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.jsonl",
+        s.path.name,
+    )  # a UUIDv7 session id, as pi 1.6.0 writes
 
 
 def test_file_is_created_with_the_first_user_message(tmp_path: Path) -> None:

@@ -125,17 +125,20 @@ def test_reset_leaf_starts_a_new_root() -> None:
 def test_branch_with_summary_hangs_summary_off_target() -> None:
     s = store()
     root = s.append_message(user("q"))
-    s.append_message(assistant("abandoned"))
+    left = s.append_message(assistant("abandoned"))
     summary_id = s.branch_with_summary(
         root, "learned X", {"readFiles": [], "modifiedFiles": []}, False
     )
     entry = s.require(summary_id).value
-    assert (entry["parentId"], entry["fromId"], entry["fromHook"]) == (root, root, False)
+    # fromId is the leaf left behind (pi 1.6.0; v0.58.3 wrote the branch point)
+    assert (entry["parentId"], entry["fromId"], entry["fromHook"]) == (root, left, False)
     assert roles(s) == ["user", "branchSummary"]
     llm = convert_to_llm(s.context().messages)
     assert llm[1]["content"][0]["text"].startswith("The following is a summary of a branch")
     root_summary = s.branch_with_summary(None, "from root")
-    assert s.require(root_summary).value["fromId"] == "root"
+    assert s.require(root_summary).value["fromId"] == summary_id  # the leaf it left
+    s.reset_leaf()
+    assert s.require(s.branch_with_summary(None, "no leaf")).value["fromId"] == "root"
     assert s.require(root_summary).parent_id is None
     with pytest.raises(EntryNotFoundError):
         s.branch_with_summary("nope", "x")
@@ -225,3 +228,34 @@ def test_invalid_messages_are_refused_before_anything_is_written() -> None:
             {"role": "compactionSummary", "summary": "x", "tokensBefore": 1, "timestamp": 1}
         )
     assert s.entry_count == 0
+
+
+def test_pi16_writes_context_edits_usage_and_compaction_system_messages() -> None:
+    s = store()
+    system = {"role": "system", "content": "", "sections": {"preamble": "P", "tools": "T"}}
+    s.append_message({**system, "timestamp": 5, "toolsAdded": [{"name": "read"}]})
+    u = s.append_message(user("q"))
+    a = s.append_message(assistant("long partial"))
+    with pytest.raises(ValueError, match="editable"):
+        s.append_context_edit(s.branch_path()[0].id, None)
+    s.append_context_edit(a, {"content": "short"})
+    assert s.context().messages[-1]["content"] == [{"type": "text", "text": "short"}]
+    s.append_context_edit(a, None)
+    assert [m["role"] for m in s.context().messages] == ["system", "user"]
+    s.append_usage("cache_warm", "openai", "m", {"input": 1})
+    c = s.append_compaction("S", None, 10, usage={"input": 2})
+    value = s.require(c).value
+    assert value["firstKeptEntryId"] == c and value["usage"] == {"input": 2}  # retain-none
+    assert value["systemMessage"]["sections"] == {"preamble": "P", "tools": "T"}
+    assert value["systemMessage"]["toolsAdded"] == [{"name": "read"}]
+    assert [m["role"] for m in s.context().messages] == ["system", "compactionSummary"]
+    assert u not in s.context().entry_ids
+
+
+def test_session_names_are_sanitized_and_an_empty_one_clears() -> None:
+    s = store()
+    s.append_session_info("  two\r\nlines\n\nname ")
+    assert s.require(s.leaf_id or "").value["name"] == "two lines name"
+    assert s.session_name == "two lines name"
+    s.append_session_info("")
+    assert s.session_name is None

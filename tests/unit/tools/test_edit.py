@@ -13,7 +13,7 @@ TWENTY = "".join(f"line {i}\n" for i in range(1, 21))
 async def test_exact_edit_golden(ws: Workspace) -> None:
     ws.write("f.txt", TWENTY)
     result = await ws.run("edit", {"path": "f.txt", "oldText": "line 10\n", "newText": "ten\n+\n"})
-    assert result.text == "Successfully replaced text in f.txt."
+    assert result.text == "Successfully replaced 1 block(s) in f.txt."
     assert result.details == {
         "diff": "\n".join(
             [
@@ -177,3 +177,57 @@ def test_nfkc_cluster_at_a_match_edge_is_rewritten_alone() -> None:
 def test_combining_characters_stay_with_their_base() -> None:
     outcome = apply_edit("cafe\u0301 au lait\u00a0\n", "café au", "tea at", path="p")
     assert outcome.text == "tea at lait\u00a0\n"
+
+
+async def test_pi16_edits_array_applies_disjoint_replacements_against_the_original(
+    ws: Workspace,
+) -> None:
+    ws.write("m.txt", "alpha\r\nbeta\r\ngamma\r\n")
+    edits = [{"oldText": "gamma", "newText": "G"}, {"oldText": "alpha", "newText": "A\nA2"}]
+    result = await ws.run("edit", {"path": "m.txt", "edits": edits})
+    assert result.text == "Successfully replaced 2 block(s) in m.txt."
+    assert ws.read("m.txt").decode() == "A\r\nA2\r\nbeta\r\nG\r\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"path": "s.txt", "oldText": "one", "newText": "1"},  # v0.58.3's shape
+        {"path": "s.txt", "edits": {"oldText": "one", "newText": "1"}},  # a single object
+        {"path": "s.txt", "edits": '[{"oldText": "one", "newText": "1"}]'},  # JSON text
+    ],
+)
+async def test_older_and_sloppy_edit_shapes_are_folded_like_pi(
+    ws: Workspace, args: dict[str, object]
+) -> None:
+    ws.write("s.txt", "one two\n")
+    await ws.run("edit", args)
+    assert ws.read("s.txt").decode() == "1 two\n"
+
+
+async def test_pi16_multi_edit_errors_name_the_edit(ws: Workspace) -> None:
+    ws.write("e.txt", "aa bb aa cc\n")
+    cases = [
+        (
+            [{"oldText": "bb", "newText": "x"}, {"oldText": "zz", "newText": "y"}],
+            "Could not find edits[1] in e.txt. The oldText must match exactly including all whitespace and newlines.",
+        ),
+        (
+            [{"oldText": "bb", "newText": "x"}, {"oldText": "aa", "newText": "y"}],
+            "Found 2 occurrences of edits[1] in e.txt. Each oldText must be unique. Please provide more context to make it unique.",
+        ),
+        (
+            [{"oldText": "bb aa", "newText": "x"}, {"oldText": "aa cc", "newText": "y"}],
+            "edits[0] and edits[1] overlap in e.txt. Merge them into one edit or target disjoint regions.",
+        ),
+        (
+            [{"oldText": "bb", "newText": "bb"}, {"oldText": "cc", "newText": "cc"}],
+            "No changes made to e.txt. The replacements produced identical content.",
+        ),
+        ([], "Edit tool input is invalid. edits must contain at least one replacement."),
+    ]
+    for edits, message in cases:
+        with pytest.raises(ToolError) as error:
+            await ws.run("edit", {"path": "e.txt", "edits": edits})
+        assert str(error.value) == message
+    assert ws.read("e.txt").decode() == "aa bb aa cc\n"

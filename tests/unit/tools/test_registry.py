@@ -68,7 +68,7 @@ def test_parameter_schemas_keep_pis_argument_names(tmp_path: Path) -> None:
     assert shapes == {
         "read": (["limit", "offset", "path"], ["path"]),
         "bash": (["command", "timeout"], ["command"]),
-        "edit": (["newText", "oldText", "path"], ["path", "oldText", "newText"]),
+        "edit": (["edits", "path"], ["path", "edits"]),  # pi 1.6.0's shape
         "write": (["content", "path"], ["path", "content"]),
         "grep": (
             ["context", "glob", "ignoreCase", "limit", "literal", "path", "pattern"],
@@ -81,6 +81,10 @@ def test_parameter_schemas_keep_pis_argument_names(tmp_path: Path) -> None:
         jsonschema.Draft7Validator.check_schema(tool.parameters)
         for prop in tool.parameters["properties"].values():
             assert "anyOf" not in prop and "title" not in prop and "description" in prop
+    assert tools["edit"].parameters["properties"]["edits"]["items"]["required"] == [
+        "oldText",
+        "newText",
+    ]
     assert tools["bash"].parameters["properties"]["timeout"] == {
         "type": "number",
         "description": "Timeout in seconds (optional, no default timeout)",
@@ -90,12 +94,12 @@ def test_parameter_schemas_keep_pis_argument_names(tmp_path: Path) -> None:
 async def test_missing_and_mistyped_arguments(tmp_path: Path) -> None:
     edit = create_tools(str(tmp_path), shell=ShellSettings(agent_dir=str(tmp_path)))["edit"]
     with pytest.raises(ToolError) as error:
-        await edit.execute({"path": "a", "newText": False})
+        await edit.execute({"path": "a", "edits": [{"newText": False}]})
     assert str(error.value) == (
         'Validation failed for tool "edit":\n'
-        "  - oldText: must have required property 'oldText'\n"
-        "  - newText: must be string\n\n"
-        'Received arguments:\n{\n  "path": "a",\n  "newText": false\n}'
+        "  - edits.0.oldText: must have required property 'oldText'\n"
+        "  - edits.0.newText: must be string\n\n"
+        'Received arguments:\n{\n  "path": "a",\n  "edits": [\n    {\n      "newText": false\n    }\n  ]\n}'
     )
     with pytest.raises(ToolError) as not_object:
         await edit.execute(["a"])

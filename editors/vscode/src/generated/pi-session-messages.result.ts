@@ -7,7 +7,13 @@ export type Parentid = string | null;
 export type Timestamp = string;
 export type Type = "message";
 export type Message =
-  UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | HookMessage;
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | SystemMessage
+  | HookMessage;
 export type Role = "user";
 export type Content = string | (TextContent | ImageContent)[];
 export type Type1 = "text";
@@ -63,25 +69,41 @@ export type Customtype = string;
 export type Content3 = string | (TextContent | ImageContent)[];
 export type Display = boolean;
 export type Timestamp5 = number;
-export type Role5 = "hookMessage";
-export type Customtype1 = string;
-export type Content4 = string | (TextContent | ImageContent)[];
-export type Display1 = boolean;
+export type Role5 = "system";
+export type Content4 = string | TextContent[];
+export type Sections = {
+  [k: string]: string | null | undefined;
+} | null;
+export type Toolsadded =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
+export type Toolsremoved =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
 export type Timestamp6 = number;
+export type Role6 = "hookMessage";
+export type Customtype1 = string;
+export type Content5 = string | (TextContent | ImageContent)[];
+export type Display1 = boolean;
+export type Timestamp7 = number;
 export type Id2 = string;
 export type Parentid1 = string | null;
-export type Timestamp7 = string;
+export type Timestamp8 = string;
 export type Type5 = "thinking_level_change";
 export type Thinkinglevel = string;
 export type Id3 = string;
 export type Parentid2 = string | null;
-export type Timestamp8 = string;
+export type Timestamp9 = string;
 export type Type6 = "model_change";
 export type Provider1 = string;
 export type Modelid = string;
 export type Id4 = string;
 export type Parentid3 = string | null;
-export type Timestamp9 = string;
+export type Timestamp10 = string;
 export type Type7 = "compaction";
 export type Summary = string;
 export type Firstkeptentryid = string;
@@ -89,7 +111,7 @@ export type Tokensbefore = number;
 export type Fromhook = boolean | null;
 export type Id5 = string;
 export type Parentid4 = string | null;
-export type Timestamp10 = string;
+export type Timestamp11 = string;
 export type Type8 = "branch_summary";
 export type Fromid = string;
 export type Summary1 = string;
@@ -98,25 +120,41 @@ export type Type9 = "custom";
 export type Customtype2 = string;
 export type Id6 = string;
 export type Parentid5 = string | null;
-export type Timestamp11 = string;
+export type Timestamp12 = string;
 export type Type10 = "custom_message";
 export type Customtype3 = string;
-export type Content5 = string | (TextContent | ImageContent)[];
+export type Content6 = string | (TextContent | ImageContent)[];
 export type Display2 = boolean;
 export type Id7 = string;
 export type Parentid6 = string | null;
-export type Timestamp12 = string;
+export type Timestamp13 = string;
 export type Id8 = string;
 export type Parentid7 = string | null;
-export type Timestamp13 = string;
+export type Timestamp14 = string;
 export type Type11 = "label";
 export type Targetid = string;
 export type Label = string | null;
 export type Id9 = string;
 export type Parentid8 = string | null;
-export type Timestamp14 = string;
+export type Timestamp15 = string;
 export type Type12 = "session_info";
 export type Name1 = string | null;
+export type Id10 = string;
+export type Parentid9 = string | null;
+export type Timestamp16 = string;
+export type Type13 = "context_edit";
+export type Targetid1 = string;
+export type Replacement = {
+  [k: string]: unknown | undefined;
+} | null;
+export type Id11 = string;
+export type Parentid10 = string | null;
+export type Timestamp17 = string;
+export type Type14 = "usage";
+export type Kind = string;
+export type Provider2 = string;
+export type Model1 = string;
+export type Note = string | null;
 export type Entries = (
   | MessageEntry
   | ThinkingLevelChangeEntry
@@ -127,6 +165,8 @@ export type Entries = (
   | CustomMessageEntry
   | LabelEntry
   | SessionInfoEntry
+  | ContextEditEntry
+  | UsageEntry
 )[];
 
 /**
@@ -324,18 +364,35 @@ export interface Details1 {
   [k: string]: unknown | undefined;
 }
 /**
+ * pi 1.6.0's prompt state in the transcript.
+ *
+ * A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
+ *
+ * This interface was referenced by `MessagesResult`'s JSON-Schema
+ * via the `definition` "SystemMessage".
+ */
+export interface SystemMessage {
+  role: Role5;
+  content: Content4;
+  sections?: Sections;
+  toolsAdded?: Toolsadded;
+  toolsRemoved?: Toolsremoved;
+  timestamp: Timestamp6;
+  [k: string]: unknown | undefined;
+}
+/**
  * Version-2 spelling of :class:`CustomMessage`; migrated to ``custom`` on load.
  *
  * This interface was referenced by `MessagesResult`'s JSON-Schema
  * via the `definition` "HookMessage".
  */
 export interface HookMessage {
-  role: Role5;
+  role: Role6;
   customType: Customtype1;
-  content: Content4;
+  content: Content5;
   display: Display1;
   details?: Details2;
-  timestamp: Timestamp6;
+  timestamp: Timestamp7;
   [k: string]: unknown | undefined;
 }
 export interface Details2 {
@@ -350,7 +407,7 @@ export interface Details2 {
 export interface ThinkingLevelChangeEntry {
   id: Id2;
   parentId: Parentid1;
-  timestamp: Timestamp7;
+  timestamp: Timestamp8;
   type: Type5;
   thinkingLevel: Thinkinglevel;
   [k: string]: unknown | undefined;
@@ -364,7 +421,7 @@ export interface ThinkingLevelChangeEntry {
 export interface ModelChangeEntry {
   id: Id3;
   parentId: Parentid2;
-  timestamp: Timestamp8;
+  timestamp: Timestamp9;
   type: Type6;
   provider: Provider1;
   modelId: Modelid;
@@ -379,16 +436,21 @@ export interface ModelChangeEntry {
 export interface CompactionEntry {
   id: Id4;
   parentId: Parentid3;
-  timestamp: Timestamp9;
+  timestamp: Timestamp10;
   type: Type7;
   summary: Summary;
   firstKeptEntryId: Firstkeptentryid;
   tokensBefore: Tokensbefore;
   details?: Details3;
   fromHook?: Fromhook;
+  usage?: Usage1;
+  systemMessage?: SystemMessage | null;
   [k: string]: unknown | undefined;
 }
 export interface Details3 {
+  [k: string]: unknown | undefined;
+}
+export interface Usage1 {
   [k: string]: unknown | undefined;
 }
 /**
@@ -400,15 +462,19 @@ export interface Details3 {
 export interface BranchSummaryEntry {
   id: Id5;
   parentId: Parentid4;
-  timestamp: Timestamp10;
+  timestamp: Timestamp11;
   type: Type8;
   fromId: Fromid;
   summary: Summary1;
   details?: Details4;
   fromHook?: Fromhook1;
+  usage?: Usage2;
   [k: string]: unknown | undefined;
 }
 export interface Details4 {
+  [k: string]: unknown | undefined;
+}
+export interface Usage2 {
   [k: string]: unknown | undefined;
 }
 /**
@@ -423,7 +489,7 @@ export interface CustomEntry {
   data?: Data1;
   id: Id6;
   parentId: Parentid5;
-  timestamp: Timestamp11;
+  timestamp: Timestamp12;
   [k: string]: unknown | undefined;
 }
 export interface Data1 {
@@ -438,12 +504,12 @@ export interface Data1 {
 export interface CustomMessageEntry {
   type: Type10;
   customType: Customtype3;
-  content: Content5;
+  content: Content6;
   display: Display2;
   details?: Details5;
   id: Id7;
   parentId: Parentid6;
-  timestamp: Timestamp12;
+  timestamp: Timestamp13;
   [k: string]: unknown | undefined;
 }
 export interface Details5 {
@@ -458,14 +524,14 @@ export interface Details5 {
 export interface LabelEntry {
   id: Id8;
   parentId: Parentid7;
-  timestamp: Timestamp13;
+  timestamp: Timestamp14;
   type: Type11;
   targetId: Targetid;
   label?: Label;
   [k: string]: unknown | undefined;
 }
 /**
- * Display name of the session (latest non-empty one wins).
+ * Display name of the session (the latest one wins; an empty name clears it).
  *
  * This interface was referenced by `MessagesResult`'s JSON-Schema
  * via the `definition` "SessionInfoEntry".
@@ -473,8 +539,44 @@ export interface LabelEntry {
 export interface SessionInfoEntry {
   id: Id9;
   parentId: Parentid8;
-  timestamp: Timestamp14;
+  timestamp: Timestamp15;
   type: Type12;
   name?: Name1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * pi 1.6.0: changes what an earlier entry of the branch contributes to the context.
+ *
+ * This interface was referenced by `MessagesResult`'s JSON-Schema
+ * via the `definition` "ContextEditEntry".
+ */
+export interface ContextEditEntry {
+  id: Id10;
+  parentId: Parentid9;
+  timestamp: Timestamp16;
+  type: Type13;
+  targetId: Targetid1;
+  replacement: Replacement;
+  [k: string]: unknown | undefined;
+}
+/**
+ * pi 1.6.0: model usage outside any message (cache warming); never in the context.
+ *
+ * This interface was referenced by `MessagesResult`'s JSON-Schema
+ * via the `definition` "UsageEntry".
+ */
+export interface UsageEntry {
+  id: Id11;
+  parentId: Parentid10;
+  timestamp: Timestamp17;
+  type: Type14;
+  kind: Kind;
+  provider: Provider2;
+  model: Model1;
+  usage: Usage3;
+  note?: Note;
+  [k: string]: unknown | undefined;
+}
+export interface Usage3 {
   [k: string]: unknown | undefined;
 }

@@ -5,7 +5,7 @@ export type Sessionid = string;
  * This interface was referenced by `SetThinkingParams`'s JSON-Schema
  * via the `definition` "ThinkingLevel".
  */
-export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 
 /**
  * Change the thinking level (clamped to what the model offers).

@@ -13,7 +13,7 @@ export type Reasoning = boolean;
  * This interface was referenced by `SessionState`'s JSON-Schema
  * via the `definition` "ThinkingLevel".
  */
-export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 export type Availablethinkinglevels = ThinkingLevel[];
 export type Leafid = string | null;
 export type Isstreaming = boolean;

@@ -55,20 +55,37 @@ export type Customtype = string;
 export type Content3 = string | (TextContent | ImageContent)[];
 export type Display = boolean;
 export type Timestamp4 = number;
-export type Role5 = "branchSummary";
+export type Role5 = "system";
+export type Content4 = string | TextContent[];
+export type Sections = {
+  [k: string]: string | null | undefined;
+} | null;
+export type Toolsadded =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
+export type Toolsremoved =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
+export type Timestamp5 = number;
+export type Role6 = "branchSummary";
 export type Summary = string;
 export type Fromid = string;
-export type Timestamp5 = number;
-export type Role6 = "compactionSummary";
+export type Timestamp6 = number;
+export type Role7 = "compactionSummary";
 export type Summary1 = string;
 export type Tokensbefore = number;
-export type Timestamp6 = number;
+export type Timestamp7 = number;
 export type Messages = (
   | UserMessage
   | AssistantMessage
   | ToolResultMessage
   | BashExecutionMessage
   | CustomMessage
+  | SystemMessage
   | BranchSummaryMessage
   | CompactionSummaryMessage
 )[];
@@ -250,16 +267,33 @@ export interface Details1 {
   [k: string]: unknown | undefined;
 }
 /**
+ * pi 1.6.0's prompt state in the transcript.
+ *
+ * A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
+ *
+ * This interface was referenced by `ContextOut`'s JSON-Schema
+ * via the `definition` "SystemMessage".
+ */
+export interface SystemMessage {
+  role: Role5;
+  content: Content4;
+  sections?: Sections;
+  toolsAdded?: Toolsadded;
+  toolsRemoved?: Toolsremoved;
+  timestamp: Timestamp5;
+  [k: string]: unknown | undefined;
+}
+/**
  * In-memory form of a ``branch_summary`` entry inside a built context.
  *
  * This interface was referenced by `ContextOut`'s JSON-Schema
  * via the `definition` "BranchSummaryMessage".
  */
 export interface BranchSummaryMessage {
-  role: Role5;
+  role: Role6;
   summary: Summary;
   fromId: Fromid;
-  timestamp: Timestamp5;
+  timestamp: Timestamp6;
   [k: string]: unknown | undefined;
 }
 /**
@@ -269,10 +303,10 @@ export interface BranchSummaryMessage {
  * via the `definition` "CompactionSummaryMessage".
  */
 export interface CompactionSummaryMessage {
-  role: Role6;
+  role: Role7;
   summary: Summary1;
   tokensBefore: Tokensbefore;
-  timestamp: Timestamp6;
+  timestamp: Timestamp7;
   [k: string]: unknown | undefined;
 }
 export interface Thinkinglevel {

@@ -12,6 +12,8 @@ export type SessionLine =
       | CustomMessageEntry
       | LabelEntry
       | SessionInfoEntry
+      | ContextEditEntry
+      | UsageEntry
     )
   | (LegacyMessageEntry | LegacyThinkingLevelChangeEntry | LegacyModelChangeEntry | LegacyCompactionEntry);
 export type Type = "session";
@@ -25,7 +27,13 @@ export type Parentid = string | null;
 export type Timestamp1 = string;
 export type Type1 = "message";
 export type Message =
-  UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | HookMessage;
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | SystemMessage
+  | HookMessage;
 export type Role = "user";
 export type Content = string | (TextContent | ImageContent)[];
 export type Type2 = "text";
@@ -81,25 +89,41 @@ export type Customtype = string;
 export type Content3 = string | (TextContent | ImageContent)[];
 export type Display = boolean;
 export type Timestamp6 = number;
-export type Role5 = "hookMessage";
-export type Customtype1 = string;
-export type Content4 = string | (TextContent | ImageContent)[];
-export type Display1 = boolean;
+export type Role5 = "system";
+export type Content4 = string | TextContent[];
+export type Sections = {
+  [k: string]: string | null | undefined;
+} | null;
+export type Toolsadded =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
+export type Toolsremoved =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
 export type Timestamp7 = number;
+export type Role6 = "hookMessage";
+export type Customtype1 = string;
+export type Content5 = string | (TextContent | ImageContent)[];
+export type Display1 = boolean;
+export type Timestamp8 = number;
 export type Id3 = string;
 export type Parentid1 = string | null;
-export type Timestamp8 = string;
+export type Timestamp9 = string;
 export type Type6 = "thinking_level_change";
 export type Thinkinglevel = string;
 export type Id4 = string;
 export type Parentid2 = string | null;
-export type Timestamp9 = string;
+export type Timestamp10 = string;
 export type Type7 = "model_change";
 export type Provider1 = string;
 export type Modelid = string;
 export type Id5 = string;
 export type Parentid3 = string | null;
-export type Timestamp10 = string;
+export type Timestamp11 = string;
 export type Type8 = "compaction";
 export type Summary = string;
 export type Firstkeptentryid = string;
@@ -107,7 +131,7 @@ export type Tokensbefore = number;
 export type Fromhook = boolean | null;
 export type Id6 = string;
 export type Parentid4 = string | null;
-export type Timestamp11 = string;
+export type Timestamp12 = string;
 export type Type9 = "branch_summary";
 export type Fromid = string;
 export type Summary1 = string;
@@ -116,38 +140,60 @@ export type Type10 = "custom";
 export type Customtype2 = string;
 export type Id7 = string;
 export type Parentid5 = string | null;
-export type Timestamp12 = string;
+export type Timestamp13 = string;
 export type Type11 = "custom_message";
 export type Customtype3 = string;
-export type Content5 = string | (TextContent | ImageContent)[];
+export type Content6 = string | (TextContent | ImageContent)[];
 export type Display2 = boolean;
 export type Id8 = string;
 export type Parentid6 = string | null;
-export type Timestamp13 = string;
+export type Timestamp14 = string;
 export type Id9 = string;
 export type Parentid7 = string | null;
-export type Timestamp14 = string;
+export type Timestamp15 = string;
 export type Type12 = "label";
 export type Targetid = string;
 export type Label = string | null;
 export type Id10 = string;
 export type Parentid8 = string | null;
-export type Timestamp15 = string;
+export type Timestamp16 = string;
 export type Type13 = "session_info";
 export type Name1 = string | null;
-export type Timestamp16 = string;
-export type Type14 = "message";
-export type Message1 =
-  UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | HookMessage;
+export type Id11 = string;
+export type Parentid9 = string | null;
 export type Timestamp17 = string;
-export type Type15 = "thinking_level_change";
-export type Thinkinglevel1 = string;
+export type Type14 = "context_edit";
+export type Targetid1 = string;
+export type Replacement = {
+  [k: string]: unknown | undefined;
+} | null;
+export type Id12 = string;
+export type Parentid10 = string | null;
 export type Timestamp18 = string;
-export type Type16 = "model_change";
+export type Type15 = "usage";
+export type Kind = string;
 export type Provider2 = string;
-export type Modelid1 = string;
+export type Model1 = string;
+export type Note = string | null;
 export type Timestamp19 = string;
-export type Type17 = "compaction";
+export type Type16 = "message";
+export type Message1 =
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | SystemMessage
+  | HookMessage;
+export type Timestamp20 = string;
+export type Type17 = "thinking_level_change";
+export type Thinkinglevel1 = string;
+export type Timestamp21 = string;
+export type Type18 = "model_change";
+export type Provider3 = string;
+export type Modelid1 = string;
+export type Timestamp22 = string;
+export type Type19 = "compaction";
 export type Summary2 = string;
 export type Firstkeptentryindex = number;
 export type Tokensbefore1 = number;
@@ -311,15 +357,29 @@ export interface Details1 {
   [k: string]: unknown | undefined;
 }
 /**
+ * pi 1.6.0's prompt state in the transcript.
+ *
+ * A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
+ */
+export interface SystemMessage {
+  role: Role5;
+  content: Content4;
+  sections?: Sections;
+  toolsAdded?: Toolsadded;
+  toolsRemoved?: Toolsremoved;
+  timestamp: Timestamp7;
+  [k: string]: unknown | undefined;
+}
+/**
  * Version-2 spelling of :class:`CustomMessage`; migrated to ``custom`` on load.
  */
 export interface HookMessage {
-  role: Role5;
+  role: Role6;
   customType: Customtype1;
-  content: Content4;
+  content: Content5;
   display: Display1;
   details?: Details2;
-  timestamp: Timestamp7;
+  timestamp: Timestamp8;
   [k: string]: unknown | undefined;
 }
 export interface Details2 {
@@ -331,7 +391,7 @@ export interface Details2 {
 export interface ThinkingLevelChangeEntry {
   id: Id3;
   parentId: Parentid1;
-  timestamp: Timestamp8;
+  timestamp: Timestamp9;
   type: Type6;
   thinkingLevel: Thinkinglevel;
   [k: string]: unknown | undefined;
@@ -342,7 +402,7 @@ export interface ThinkingLevelChangeEntry {
 export interface ModelChangeEntry {
   id: Id4;
   parentId: Parentid2;
-  timestamp: Timestamp9;
+  timestamp: Timestamp10;
   type: Type7;
   provider: Provider1;
   modelId: Modelid;
@@ -354,16 +414,21 @@ export interface ModelChangeEntry {
 export interface CompactionEntry {
   id: Id5;
   parentId: Parentid3;
-  timestamp: Timestamp10;
+  timestamp: Timestamp11;
   type: Type8;
   summary: Summary;
   firstKeptEntryId: Firstkeptentryid;
   tokensBefore: Tokensbefore;
   details?: Details3;
   fromHook?: Fromhook;
+  usage?: Usage1;
+  systemMessage?: SystemMessage | null;
   [k: string]: unknown | undefined;
 }
 export interface Details3 {
+  [k: string]: unknown | undefined;
+}
+export interface Usage1 {
   [k: string]: unknown | undefined;
 }
 /**
@@ -372,15 +437,19 @@ export interface Details3 {
 export interface BranchSummaryEntry {
   id: Id6;
   parentId: Parentid4;
-  timestamp: Timestamp11;
+  timestamp: Timestamp12;
   type: Type9;
   fromId: Fromid;
   summary: Summary1;
   details?: Details4;
   fromHook?: Fromhook1;
+  usage?: Usage2;
   [k: string]: unknown | undefined;
 }
 export interface Details4 {
+  [k: string]: unknown | undefined;
+}
+export interface Usage2 {
   [k: string]: unknown | undefined;
 }
 /**
@@ -392,7 +461,7 @@ export interface CustomEntry {
   data?: Data1;
   id: Id7;
   parentId: Parentid5;
-  timestamp: Timestamp12;
+  timestamp: Timestamp13;
   [k: string]: unknown | undefined;
 }
 export interface Data1 {
@@ -404,12 +473,12 @@ export interface Data1 {
 export interface CustomMessageEntry {
   type: Type11;
   customType: Customtype3;
-  content: Content5;
+  content: Content6;
   display: Display2;
   details?: Details5;
   id: Id8;
   parentId: Parentid6;
-  timestamp: Timestamp13;
+  timestamp: Timestamp14;
   [k: string]: unknown | undefined;
 }
 export interface Details5 {
@@ -421,29 +490,59 @@ export interface Details5 {
 export interface LabelEntry {
   id: Id9;
   parentId: Parentid7;
-  timestamp: Timestamp14;
+  timestamp: Timestamp15;
   type: Type12;
   targetId: Targetid;
   label?: Label;
   [k: string]: unknown | undefined;
 }
 /**
- * Display name of the session (latest non-empty one wins).
+ * Display name of the session (the latest one wins; an empty name clears it).
  */
 export interface SessionInfoEntry {
   id: Id10;
   parentId: Parentid8;
-  timestamp: Timestamp15;
+  timestamp: Timestamp16;
   type: Type13;
   name?: Name1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * pi 1.6.0: changes what an earlier entry of the branch contributes to the context.
+ */
+export interface ContextEditEntry {
+  id: Id11;
+  parentId: Parentid9;
+  timestamp: Timestamp17;
+  type: Type14;
+  targetId: Targetid1;
+  replacement: Replacement;
+  [k: string]: unknown | undefined;
+}
+/**
+ * pi 1.6.0: model usage outside any message (cache warming); never in the context.
+ */
+export interface UsageEntry {
+  id: Id12;
+  parentId: Parentid10;
+  timestamp: Timestamp18;
+  type: Type15;
+  kind: Kind;
+  provider: Provider2;
+  model: Model1;
+  usage: Usage3;
+  note?: Note;
+  [k: string]: unknown | undefined;
+}
+export interface Usage3 {
   [k: string]: unknown | undefined;
 }
 /**
  * Version-1 message line (no ids; order gives the chain).
  */
 export interface LegacyMessageEntry {
-  timestamp: Timestamp16;
-  type: Type14;
+  timestamp: Timestamp19;
+  type: Type16;
   message: Message1;
   [k: string]: unknown | undefined;
 }
@@ -451,8 +550,8 @@ export interface LegacyMessageEntry {
  * Version-1 thinking level change.
  */
 export interface LegacyThinkingLevelChangeEntry {
-  timestamp: Timestamp17;
-  type: Type15;
+  timestamp: Timestamp20;
+  type: Type17;
   thinkingLevel: Thinkinglevel1;
   [k: string]: unknown | undefined;
 }
@@ -460,9 +559,9 @@ export interface LegacyThinkingLevelChangeEntry {
  * Version-1 model change.
  */
 export interface LegacyModelChangeEntry {
-  timestamp: Timestamp18;
-  type: Type16;
-  provider: Provider2;
+  timestamp: Timestamp21;
+  type: Type18;
+  provider: Provider3;
   modelId: Modelid1;
   [k: string]: unknown | undefined;
 }
@@ -470,8 +569,8 @@ export interface LegacyModelChangeEntry {
  * Version-1 compaction: the kept tail is addressed by line index (header = 0).
  */
 export interface LegacyCompactionEntry {
-  timestamp: Timestamp19;
-  type: Type17;
+  timestamp: Timestamp22;
+  type: Type19;
   summary: Summary2;
   firstKeptEntryIndex: Firstkeptentryindex;
   tokensBefore: Tokensbefore1;

@@ -56,7 +56,7 @@ export type Defaultmodel = string | null;
  * This interface was referenced by `Settings`'s JSON-Schema
  * via the `definition` "ThinkingLevel".
  */
-export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 /**
  * Shell the ``bash`` tool runs commands with.
  */

@@ -5,19 +5,32 @@
  */
 export type Path = string;
 /**
- * Exact text to find and replace (must match exactly)
+ * Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call.
  */
 export type Oldtext = string;
 /**
- * New text to replace the old text with
+ * Replacement text for this targeted edit.
  */
 export type Newtext = string;
+/**
+ * One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead.
+ */
+export type Edits = Replacement[];
 
 /**
  * Arguments of ``edit``.
  */
 export interface EditParams {
   path: Path;
+  edits: Edits;
+}
+/**
+ * One targeted replacement of ``edit``.
+ *
+ * This interface was referenced by `EditParams`'s JSON-Schema
+ * via the `definition` "Replacement".
+ */
+export interface Replacement {
   oldText: Oldtext;
   newText: Newtext;
 }

@@ -1,0 +1,235 @@
+"""pi 1.6.0's session projection: which entries a context is made of, and what each one says.
+
+``context_records`` is pi's ``buildContextEntries`` (the path, or with a compaction on it: that
+compaction, then the kept range without its ``system`` messages, then everything after it);
+``project`` is ``buildSessionProjection``: every entry becomes zero or more messages, and the
+latest ``context_edit`` per target within those entries omits it (``replacement: null``) or
+replaces its content. Context building, compaction planning and branch summaries all read
+entries through these functions, so the three agree with each other and with pi. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pi_lsp.session.ids import parse_iso_ms
+from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.records import Record
+
+EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
+"""Roles whose content a ``context_edit`` replacement changes (summaries and system stay)."""
+
+
+@dataclass(slots=True)
+class Projected:
+    """An entry of a projection and its messages (pi's ``ProjectedSessionEntry``)."""
+
+    record: Record
+    messages: list[JsonObject]
+    edited: bool = False
+    """True when ``messages`` differ from what the entry says on its own (an edit, or an older
+    compaction that projects to nothing)."""
+
+
+def _ms(record: Record) -> object:
+    return parse_iso_ms(record.timestamp)
+
+
+def compaction_message(record: Record) -> JsonObject:
+    """The ``compactionSummary`` message a compaction entry stands for."""
+    value = record.value
+    return {
+        "role": "compactionSummary",
+        "summary": value.get("summary"),
+        "tokensBefore": value.get("tokensBefore"),
+        "timestamp": _ms(record),
+    }
+
+
+def custom_message(record: Record, content: object) -> JsonObject:
+    """pi's ``createCustomMessage`` for a ``custom_message`` entry."""
+    value = record.value
+    out: JsonObject = {
+        "role": "custom",
+        "customType": value.get("customType"),
+        "content": content,
+        "display": value.get("display"),
+    }
+    if "details" in value:
+        out["details"] = value["details"]
+    out["timestamp"] = _ms(record)
+    return out
+
+
+def branch_summary_message(record: Record) -> JsonObject:
+    """pi's ``createBranchSummaryMessage`` for a ``branch_summary`` entry."""
+    value = record.value
+    return {
+        "role": "branchSummary",
+        "summary": value.get("summary"),
+        "fromId": value.get("fromId"),
+        "timestamp": _ms(record),
+    }
+
+
+def message_of(record: Record) -> JsonObject | None:
+    """A ``message`` entry's message, with pi's repair of a null content; else None."""
+    message = record.value.get("message")
+    if not isinstance(message, dict):
+        return None
+    if message.get("content") is None:
+        role = message.get("role")
+        if role == "system":
+            return {**message, "content": ""}
+        if role in ("user", "assistant", "toolResult"):
+            return {**message, "content": []}
+    return message
+
+
+def entry_messages(record: Record) -> list[JsonObject]:
+    """pi's ``sessionEntryToContextMessages``: what one entry contributes before edits."""
+    kind = record.type
+    if kind == "message":
+        message = message_of(record)
+        return [message] if message is not None else []
+    if kind == "custom_message":
+        content = record.value.get("content")
+        return [custom_message(record, [] if content is None else content)]
+    if kind == "branch_summary":
+        return [branch_summary_message(record)] if record.value.get("summary") else []
+    if kind == "compaction":
+        system = record.value.get("systemMessage")
+        summary = compaction_message(record)
+        return [system, summary] if isinstance(system, dict) and system else [summary]
+    return []
+
+
+def apply_edit(messages: list[JsonObject], edit: Record | None) -> list[JsonObject]:
+    """pi's ``projectContextEntry``: ``null`` omits, otherwise only the content changes."""
+    if edit is None:
+        return messages
+    replacement = edit.value.get("replacement")
+    if not isinstance(replacement, dict):
+        return []
+    content = replacement.get("content")
+    out = []
+    for message in messages:
+        role = message.get("role")
+        if role in EDITABLE_ROLES:
+            new = content
+            if role in ("assistant", "toolResult") and isinstance(content, str):
+                new = [{"type": "text", "text": content}]
+            message = {**message, "content": new}
+        out.append(message)
+    return out
+
+
+def latest_edits(records: Iterable[Record]) -> dict[str, Record]:
+    """The last ``context_edit`` per target among ``records`` (pi's edit map)."""
+    edits: dict[str, Record] = {}
+    for record in records:
+        if record.type == "context_edit":
+            target = record.value.get("targetId")
+            if isinstance(target, str):
+                edits[target] = record
+    return edits
+
+
+def is_system(record: Record) -> bool:
+    """A ``message`` entry holding a ``system`` message (pi's prompt state)."""
+    return record.type == "message" and record.role == "system"
+
+
+def context_records(path: Sequence[Record]) -> list[Record]:
+    """pi's ``buildContextEntries`` over a root-first path."""
+    at = -1
+    for index in range(len(path) - 1, -1, -1):
+        if path[index].type == "compaction":
+            at = index
+            break
+    if at < 0:
+        return list(path)
+    compaction = path[at]
+    first_kept = compaction.value.get("firstKeptEntryId")
+    kept_from = next((i for i in range(at) if path[i].id == first_kept), at)
+    kept = [r for r in path[kept_from:at] if not is_system(r)]
+    return [compaction, *kept, *path[at + 1 :]]
+
+
+def project(records: Sequence[Record]) -> list[Projected]:
+    """pi's ``buildSessionProjection`` over :func:`context_records` output.
+
+    Only a compaction at index 0 (the newest) contributes; older ones that lie in its kept
+    range project to nothing.
+    """
+    edits = latest_edits(records)
+    out = []
+    for index, record in enumerate(records):
+        if record.type == "compaction" and index > 0:
+            out.append(Projected(record, [], edited=True))
+            continue
+        edit = edits.get(record.id)
+        messages = entry_messages(record)
+        if edit is None:
+            out.append(Projected(record, messages))
+        else:
+            out.append(Projected(record, apply_edit(messages, edit), edited=True))
+    return out
+
+
+def project_path(path: Sequence[Record]) -> list[Projected]:
+    """The projection of a root-first path."""
+    return project(context_records(path))
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+    )
+
+
+def current_system_message(messages: Iterable[JsonObject]) -> JsonObject | None:
+    """pi-ai's ``getCurrentSystemMessage``: every system message replayed into one.
+
+    Contents are joined, sections patched by name (``null`` removes one), tools resolved by
+    name (``toolsRemoved`` then ``toolsAdded``); None when there is no prompt state at all.
+    This is what a compaction stores as ``systemMessage``.
+    """
+    content: list[str] = []
+    sections: dict[str, object] = {}
+    tools: dict[str, object] = {}
+    timestamp: object = None
+    for message in messages:
+        if message.get("role") != "system":
+            continue
+        if timestamp is None:
+            timestamp = message.get("timestamp")
+        text = _content_text(message.get("content"))
+        if text:
+            content.append(text)
+        patch = message.get("sections")
+        for name, value in patch.items() if isinstance(patch, dict) else ():
+            if value is None:
+                sections.pop(name, None)
+            else:
+                sections[name] = value
+        for tool in message.get("toolsRemoved") or ():
+            if isinstance(tool, dict):
+                tools.pop(str(tool.get("name")), None)
+        for tool in message.get("toolsAdded") or ():
+            if isinstance(tool, dict):
+                tools[str(tool.get("name"))] = tool
+    if timestamp is None and not tools:
+        return None
+    out: JsonObject = {"role": "system", "content": "\n\n".join(content)}
+    if sections:
+        out["sections"] = sections
+    if tools:
+        out["toolsAdded"] = list(tools.values())
+    out["timestamp"] = 0 if timestamp is None else timestamp
+    return out
