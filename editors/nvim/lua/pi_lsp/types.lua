@@ -104,7 +104,7 @@
 ---@field type "state_changed"
 ---@field state pi_lsp.SessionState
 
----@alias pi_lsp.ThinkingLevel "off"|"minimal"|"low"|"medium"|"high"|"xhigh"
+---@alias pi_lsp.ThinkingLevel "off"|"minimal"|"low"|"medium"|"high"|"xhigh"|"max"
 
 ---@class pi_lsp.ToolExecutionEnd A tool call finished; ``result`` is ``{content, details}``.
 ---@field type "tool_execution_end"
@@ -277,6 +277,7 @@
 ---@field summary string
 ---@field details? any
 ---@field fromHook? boolean
+---@field usage? any
 
 ---@class pi_lsp.CompactionEntry A checkpoint summary replacing the history before ``firstKeptEntryId``.
 ---@field id string
@@ -288,6 +289,16 @@
 ---@field tokensBefore integer
 ---@field details? any
 ---@field fromHook? boolean
+---@field usage? any
+---@field systemMessage? pi_lsp.SystemMessage
+
+---@class pi_lsp.ContextEditEntry pi 1.6.0: changes what an earlier entry of the branch contributes to the context.
+---@field id string
+---@field parentId? string
+---@field timestamp string
+---@field type "context_edit"
+---@field targetId string
+---@field replacement? table<string, any>
 
 ---@class pi_lsp.Cost Cost of one call in USD, split like the token counts.
 ---@field input number
@@ -348,7 +359,7 @@
 ---@field parentId? string
 ---@field timestamp string
 ---@field type "message"
----@field message pi_lsp.UserMessage|pi_lsp.AssistantMessage|pi_lsp.ToolResultMessage|pi_lsp.BashExecutionMessage|pi_lsp.CustomMessage|pi_lsp.HookMessage
+---@field message pi_lsp.UserMessage|pi_lsp.AssistantMessage|pi_lsp.ToolResultMessage|pi_lsp.BashExecutionMessage|pi_lsp.CustomMessage|pi_lsp.SystemMessage|pi_lsp.HookMessage
 
 ---@class pi_lsp.ModelChangeEntry The model changed from here on.
 ---@field id string
@@ -358,12 +369,20 @@
 ---@field provider string
 ---@field modelId string
 
----@class pi_lsp.SessionInfoEntry Display name of the session (latest non-empty one wins).
+---@class pi_lsp.SessionInfoEntry Display name of the session (the latest one wins; an empty name clears it).
 ---@field id string
 ---@field parentId? string
 ---@field timestamp string
 ---@field type "session_info"
 ---@field name? string
+
+---@class pi_lsp.SystemMessage pi 1.6.0's prompt state in the transcript. A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
+---@field role "system"
+---@field content string|pi_lsp.TextContent[]
+---@field sections? table<string, string|nil>
+---@field toolsAdded? table<string, any>[]
+---@field toolsRemoved? table<string, any>[]
+---@field timestamp integer
 
 ---@class pi_lsp.TextContent A block of text.
 ---@field type "text"
@@ -407,6 +426,17 @@
 ---@field totalTokens? integer
 ---@field cost pi_lsp.Cost
 
+---@class pi_lsp.UsageEntry pi 1.6.0: model usage outside any message (cache warming); never in the context.
+---@field id string
+---@field parentId? string
+---@field timestamp string
+---@field type "usage"
+---@field kind string
+---@field provider string
+---@field model string
+---@field usage any
+---@field note? string
+
 ---@class pi_lsp.UserMessage What the user typed (text first, then images).
 ---@field role "user"
 ---@field content string|(pi_lsp.TextContent|pi_lsp.ImageContent)[]
@@ -415,7 +445,7 @@
 ---@class pi_lsp.PiSessionMessagesResult The entries whose messages form the context at the leaf, oldest first. ``message`` entries carry the message; a ``compaction`` stands for its summary, a ``branch_summary`` for the branch summary and a ``custom_message`` for its content.
 ---@field sessionId string
 ---@field leafId? string
----@field entries (pi_lsp.MessageEntry|pi_lsp.ThinkingLevelChangeEntry|pi_lsp.ModelChangeEntry|pi_lsp.CompactionEntry|pi_lsp.BranchSummaryEntry|pi_lsp.CustomEntry|pi_lsp.CustomMessageEntry|pi_lsp.LabelEntry|pi_lsp.SessionInfoEntry)[]
+---@field entries (pi_lsp.MessageEntry|pi_lsp.ThinkingLevelChangeEntry|pi_lsp.ModelChangeEntry|pi_lsp.CompactionEntry|pi_lsp.BranchSummaryEntry|pi_lsp.CustomEntry|pi_lsp.CustomMessageEntry|pi_lsp.LabelEntry|pi_lsp.SessionInfoEntry|pi_lsp.ContextEditEntry|pi_lsp.UsageEntry)[]
 
 ---@class pi_lsp.PiSessionNewParams Which workspace folder; the first one when omitted.
 ---@field folder? string
