@@ -7,8 +7,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pi_lsp"
 LSP_MODULES = ("pygls", "lsprotocol")
-# Only the protocol layer may speak LSP.
-LSP_ALLOWED = ("protocol/", "server.py", "capabilities.py", "bridge/")
+# Only the protocol layer may speak LSP (and the demo's headless editor, a client).
+LSP_ALLOWED = ("protocol/", "server.py", "capabilities.py", "bridge/", "demo/headless.py")
 
 
 def _imports(tree: ast.AST, *, top_level_only: bool) -> list[str]:
