@@ -244,8 +244,7 @@ class Workspaces:
             ModelRef.parse(model, default_provider=workspace.settings.defaultProvider),
             workspace.settings,
         )
-        with live._writing():
-            live.agent.set_model(info)
+        live.set_model(info)
         return live
 
     async def _live(self, store: SessionStore, workspace: Workspace) -> LiveSession:

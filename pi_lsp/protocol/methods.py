@@ -120,7 +120,7 @@ async def _compact(server: PiLanguageServer, params: p.CompactParams) -> Answer:
         server,
         "Compacting the session",
         live.compact(params.focus),
-        lambda: live.agent.abort_event.set(),
+        live.request_abort,
     )
     return RawJson.of(result)
 
