@@ -162,11 +162,6 @@ class AgentSession:
         """Return once no run is going on."""
         await self._idle.wait()
 
-    @property
-    def abort_event(self) -> asyncio.Event:
-        """Set when the current run (or compaction) is being aborted."""
-        return self._abort
-
     def request_abort(self) -> None:
         """Signal the current run or compaction to stop, without waiting (see :meth:`abort`)."""
         self._abort.set()

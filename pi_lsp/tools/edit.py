@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback, raise_if_aborted
+from pi_lsp.tools.base import ToolResult, UpdateCallback, raise_if_aborted
 from pi_lsp.tools.edit_diff import generate_diff_string
 from pi_lsp.tools.edit_match import (
     FuzzyView,
@@ -24,8 +24,8 @@ from pi_lsp.tools.edit_match import (
     normalize_for_fuzzy_match,
     to_lf,
 )
-from pi_lsp.tools.errors import ToolError, node_error_message
-from pi_lsp.tools.fs import FileSystem
+from pi_lsp.tools.errors import ToolError
+from pi_lsp.tools.file_tool import FileTool
 from pi_lsp.tools.params import ToolParams
 from pi_lsp.tools.paths import resolve_to_cwd
 
@@ -40,16 +40,12 @@ class EditParams(ToolParams):
     newText: str = Field(description="New text to replace the old text with")
 
 
-class EditTool(Tool[EditParams]):
+class EditTool(FileTool[EditParams]):
     """pi's ``edit``."""
 
     name = "edit"
     summary = "Make surgical edits to files (find exact text and replace)"
     params_model = EditParams
-
-    def __init__(self, cwd: str, fs: FileSystem) -> None:
-        super().__init__(cwd)
-        self.fs = fs
 
     @property
     def description(self) -> str:
@@ -71,17 +67,13 @@ class EditTool(Tool[EditParams]):
         absolute = resolve_to_cwd(params.path, self.cwd)
         if not await self.fs.access(absolute, write=True):
             raise ToolError(f"File not found: {params.path}")
-        try:
+        with self.os_errors("read", absolute):
             raw = await self.fs.read_text(absolute)
-        except OSError as exc:
-            raise ToolError(node_error_message(exc, "read", absolute)) from None
         raise_if_aborted(cancel)
         edited = apply_edit(raw, params.oldText, params.newText, path=params.path)
         raise_if_aborted(cancel)
-        try:
+        with self.os_errors("open", absolute):
             await self.fs.write_text(absolute, edited.text)
-        except OSError as exc:
-            raise ToolError(node_error_message(exc, "open", absolute)) from None
         diff = generate_diff_string(edited.before_lf, edited.after_lf)
         details = {"diff": diff.diff, "firstChangedLine": diff.first_changed_line}
         if diff.first_changed_line is None:
