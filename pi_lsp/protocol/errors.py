@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
@@ -61,14 +59,14 @@ def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:
     return JsonRpcInvalidParams(bounded("Invalid params: " + "; ".join(problems)))
 
 
-def not_unicode(value: Any) -> str | None:
+def not_unicode(value: object) -> str | None:
     r"""The path (``images.0.data``) of the first string in ``value`` that is not valid Unicode.
 
     JSON's ``\ud800`` escapes can carry lone UTF-16 surrogates, which Python keeps in ``str``
     but no UTF-8 writer accepts: such a prompt would be stored, then break every event and view
     that shows it. Params are checked (after validation, so ignored fields do not count).
     """
-    stack: list[tuple[str, Any]] = [("", value)]
+    stack: list[tuple[str, object]] = [("", value)]
     while stack:
         path, item = stack.pop()
         if isinstance(item, str):
