@@ -151,6 +151,8 @@ def permission_asker(server: PiLanguageServer, session_id: str) -> Asker:
             "detail": request.detail,
             "cwd": request.cwd,
         }
+        if request.reason is not None:
+            params["reason"] = request.reason
         answer: object = await server.protocol.send_request_async("pi/requestPermission", params)
         decision = (
             answer.get("decision")

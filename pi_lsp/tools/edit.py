@@ -72,7 +72,7 @@ class EditTool(FileTool[EditParams]):
         raise_if_aborted(cancel)
         edited = apply_edit(raw, params.oldText, params.newText, path=params.path)
         raise_if_aborted(cancel)
-        with self.os_errors("open", absolute):
+        with self.os_errors("open", absolute, "write"):
             await self.fs.write_text(absolute, edited.text)
         diff = generate_diff_string(edited.before_lf, edited.after_lf)
         details = {"diff": diff.diff, "firstChangedLine": diff.first_changed_line}

@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Iterator
 
 from pi_lsp.tools.base import Tool
-from pi_lsp.tools.errors import ToolError, node_error_message
+from pi_lsp.tools.errors import ToolError, file_error_message
 from pi_lsp.tools.fs import FileSystem
 from pi_lsp.tools.params import P
 
@@ -28,9 +28,13 @@ class FileTool(Tool[P]):
 
     @staticmethod
     @contextlib.contextmanager
-    def os_errors(syscall: str, path: str | None = None) -> Iterator[None]:
-        """Turn an ``OSError`` raised inside into pi's ``ToolError`` for ``syscall`` on ``path``."""
+    def os_errors(syscall: str, path: str, verb: str = "read") -> Iterator[None]:
+        """Turn an ``OSError`` raised inside into the ``ToolError`` for ``syscall`` on ``path``.
+
+        Node's wording, or a clear sentence for a file that is not regular or too large to
+        ``verb`` (:func:`~pi_lsp.tools.errors.file_error_message`).
+        """
         try:
             yield
         except OSError as exc:
-            raise ToolError(node_error_message(exc, syscall, path)) from None
+            raise ToolError(file_error_message(exc, syscall, path, verb)) from None

@@ -54,7 +54,7 @@ class WriteTool(FileTool[WriteParams]):
         with self.os_errors("mkdir", parent):
             await self.fs.mkdir(parent)
         raise_if_aborted(cancel)
-        with self.os_errors("open", absolute):
+        with self.os_errors("open", absolute, "write"):
             await self.fs.write_text(absolute, params.content)
         return ToolResult.of_text(
             f"Successfully wrote {js_len(params.content)} bytes to {params.path}"
