@@ -162,6 +162,11 @@ class AgentSession:
         """Return once no run is going on."""
         await self._idle.wait()
 
+    @property
+    def abort_event(self) -> asyncio.Event:
+        """Set when the current run (or compaction) is being aborted (read-only: to wait on)."""
+        return self._abort
+
     def request_abort(self) -> None:
         """Signal the current run or compaction to stop, without waiting (see :meth:`abort`)."""
         self._abort.set()

@@ -84,6 +84,25 @@ class LiveSession:
             if self.store.get(record.id) is record:
                 node = self.tree.node(record.id)
                 self.emit({"type": "entry_appended", "entry": node, "external": external})
+        if external and records:
+            self.state_changed()  # the leaf and the counts moved with the other process's entries
+
+    async def watch_file(self, interval: float = 0.25) -> None:
+        """Notice what another process appends to the session file while no turn runs here.
+
+        Two editors on one session: the one not running the turn sees the other's entries as
+        ``entry_appended`` (``external: true``) when they are written, not at its next request.
+        A cheap poll (``fstat`` under a shared lock) while this process holds no turn lock.
+        """
+        while True:
+            await asyncio.sleep(interval)
+            if self.lock.held or self.store.path is None or not self.store.path.exists():
+                continue
+            try:
+                self.store.refresh()
+            except Exception:  # a replaced or unreadable file: the next request reports it
+                logger.warning("watching %s stopped", self.store.path, exc_info=True)
+                return
 
     def state_changed(self) -> None:
         """Tell the editor the session's state changed (model, leaf, streaming, queues…)."""
@@ -180,6 +199,13 @@ class LiveSession:
             return PromptResult(queued=False, userEntryId=entry_id).model_dump()
         run.result()  # raises what stopped the prompt before the user message was stored
         raise RuntimeError("the prompt ended before its message was stored")
+
+    async def turn_finished(self) -> None:
+        """Return once the turn started by :meth:`prompt` (if any) has ended and released."""
+        run = self._run
+        if run is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(run)
 
     def _finished(self, task: asyncio.Future[None]) -> None:
         self.lock.release()

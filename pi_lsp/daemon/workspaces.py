@@ -50,8 +50,10 @@ class Workspace:
     problems: list[str] = field(default_factory=list)
 
 
-FsFactory = Callable[[Workspace], FileSystem | None]
+FsFactory = Callable[[Workspace, str], FileSystem | None]
+"""The tools' file system for a session: ``(its folder, its session id)``."""
 AskerFactory = Callable[[str], Asker]
+"""The permission asker of a session, given its id."""
 
 
 class Workspaces:
@@ -77,6 +79,8 @@ class Workspaces:
         self._opened_in: dict[str, Workspace] = {}
         """The folder each open session was opened in (kept when the folder is removed)."""
         self._background: set[asyncio.Future[None]] = set()
+        self._watchers: dict[str, asyncio.Future[None]] = {}
+        """Per open session: the task noticing other processes' appends (``watch_file``)."""
         self._default = Workspace(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
 
     # ----------------------------------------------------------------- folders and settings
@@ -215,6 +219,10 @@ class Workspaces:
         )
         return await self._live(SessionStore.open(resolved), workspace)
 
+    async def adopt(self, store: SessionStore, uri: str | None) -> LiveSession:
+        """Serve a store the caller opened itself (the ACP face replays it meanwhile)."""
+        return await self._live(store, self.folder(uri))
+
     def _folder_of(self, cwd: str) -> Workspace:
         for workspace in self.folders.values():
             if os.path.realpath(workspace.cwd) == os.path.realpath(cwd):
@@ -261,7 +269,7 @@ class Workspaces:
             agent=str(self.agent_dir),
         )
         options = AgentOptions(
-            fs=self._fs_factory(workspace) if self._fs_factory else None,
+            fs=self._fs_factory(workspace, store.session_id) if self._fs_factory else None,
             project=self.project,
             permissions=gate,
         )
@@ -274,6 +282,7 @@ class Workspaces:
         warming = asyncio.ensure_future(live.tree.warm())  # the first tree request is then fast
         self._background.add(warming)
         warming.add_done_callback(self._background.discard)
+        self._watchers[live.id] = asyncio.ensure_future(live.watch_file())
         # A big session is tens of thousands of long-lived objects: keep them out of every
         # future full collection (they are freed by reference counting when the session closes).
         gc.freeze()
@@ -283,6 +292,9 @@ class Workspaces:
         """Close one session."""
         live = self.sessions.pop(session_id, None)
         self._opened_in.pop(session_id, None)
+        watcher = self._watchers.pop(session_id, None)
+        if watcher is not None:
+            watcher.cancel()
         if live is not None:
             await live.close()
             close_tools(live.agent.config.tools)  # bash's full-output files go with it

@@ -6,10 +6,10 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pi_lsp"
-LSP_MODULES = ("pygls", "lsprotocol", "acp")
-# Only the protocol faces (LSP, ACP) may speak their protocols (and the demo's headless editor,
-# a client).
-LSP_ALLOWED = ("protocol/", "acp/", "server.py", "capabilities.py", "bridge/", "demo/headless.py")
+LSP_MODULES = ("pygls", "lsprotocol")
+# Only the protocol layer may speak LSP (and the demo's headless editor, a client); the ACP SDK
+# has its own rule below.
+LSP_ALLOWED = ("protocol/", "server.py", "capabilities.py", "bridge/", "demo/headless.py")
 
 # The layers, lowest first (CONTRIBUTING.md): a package may import only packages of a lower
 # rank (and itself). Plain Python at the bottom, the protocol faces above the daemon, the entry
@@ -117,3 +117,24 @@ def test_the_architecture_check_sees_imports() -> None:
     assert _upward_imports([("agent/x.py", upward), ("agent/y.py", downward)]) == [
         "agent/x.py imports pi_lsp.daemon.workspaces"
     ]
+
+
+def test_only_the_acp_face_imports_the_acp_sdk() -> None:
+    # The ACP face is pi_lsp/acp/; the shared layer below it knows neither protocol.
+    offenders = [
+        f"{name}: {module}"
+        for name, tree in _modules()
+        if not name.startswith("acp/")
+        for module in _imports(tree, top_level_only=False)
+        if module.split(".")[0] == "acp"
+    ]
+    assert offenders == []
+    lsp_in_acp = [
+        f"{name}: {module}"
+        for name, tree in _modules()
+        if name.startswith("acp/")
+        for module in _imports(tree, top_level_only=False)
+        if module.split(".")[0] in LSP_MODULES
+        or module.startswith(("pi_lsp.protocol", "pi_lsp.server", "pi_lsp.bridge"))
+    ]
+    assert lsp_in_acp == []
