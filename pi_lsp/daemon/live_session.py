@@ -5,6 +5,8 @@ compaction and state changes) leaves through one sink with a gap-free sequence n
 editor can tell it missed nothing. Writes (a turn, compaction, navigation, labels, renames, model
 changes) hold the session's cross-process turn lock; a second editor on the same file gets a
 clear "busy in another process" error instead of interleaving its entries with a running turn.
+Closing aborts the turn or compaction in progress and waits for its last write before the lock
+is given back, so no entry of this session is ever written after another process took over.
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ from pi_lsp.settings import Settings
 
 logger = logging.getLogger(__name__)
 
+CLOSE_GRACE = 10.0
+"""Seconds a close waits for an aborted compaction or navigation to stop by itself before it
+is cancelled (a summary request that ignores the abort)."""
+
 EventSink = Callable[[str, int, JsonObject], None]
 """``(session id, sequence number, event)``: sends one ``pi/event`` notification."""
 
@@ -63,6 +69,9 @@ class LiveSession:
         self.tree = TreeView(self.store)
         self._messages: tuple[tuple[str | None, int], bytes] | None = None
         self._run: asyncio.Future[None] | None = None
+        self._writers: set[asyncio.Task[object]] = set()
+        """Requests inside :meth:`writing` (compaction, navigation) that may still write."""
+        self.closing = False
         agent.subscribe(self._on_agent_event)
         self.store.add_listener(self._on_entries)
 
@@ -183,6 +192,7 @@ class LiveSession:
             await self.agent.prompt(text, images, streaming_behavior=streaming_behavior)
             self.state_changed()
             return PromptResult(queued=True, userEntryId=None).model_dump()
+        self._refuse_if_closing()
         self.lock.acquire()
         try:
             self.store.refresh()
@@ -304,17 +314,36 @@ class LiveSession:
         """
         if self.agent.is_streaming:
             raise AgentBusyError("The agent is running: abort it first")
+        self._refuse_if_closing()
         self.lock.acquire()
+        task = asyncio.current_task()
+        if task is not None:
+            self._writers.add(task)
         try:
             self.store.refresh()
             yield
         finally:
+            if task is not None:
+                self._writers.discard(task)
             self.lock.release()
             self.state_changed()
 
+    def _refuse_if_closing(self) -> None:
+        if self.closing:
+            raise AgentBusyError("The session is being closed")
+
     async def close(self) -> None:
-        """Abort any turn, release the lock and the file."""
+        """Abort any turn or compaction, wait for its last write, then release lock and file."""
+        self.closing = True
         if self.agent.is_streaming:
             await self.abort()
-        self.lock.release()
-        self.store.close()
+        writers = self._writers - {asyncio.current_task()}
+        if writers:
+            await self.agent.abort()  # the summary request of a compaction or navigation stops
+            _, stubborn = await asyncio.wait(writers, timeout=CLOSE_GRACE)
+            for task in stubborn:
+                task.cancel()
+            if stubborn:
+                await asyncio.wait(stubborn)
+        self.store.close()  # from here on a stray write raises instead of reaching the file
+        self.lock.release_all()

@@ -26,7 +26,7 @@ from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
 from pi_lsp.session.listing import SessionLister
-from pi_lsp.session.paths import agent_dir
+from pi_lsp.session.paths import agent_dir, lexical_path
 from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
 from pi_lsp.tools import FileSystem, close_tools
@@ -195,29 +195,32 @@ class Workspaces:
             raise UnknownSessionError(f"Unknown session: {session_id} (open it first)")
         return live
 
-    def list_sessions(self, uri: str | None) -> list[SessionInfo]:
-        """pi's session list for a folder."""
-        return self.lister.list_cwd(self.folder(uri).cwd, self.agent_dir)
+    async def list_sessions(self, uri: str | None) -> list[SessionInfo]:
+        """pi's session list for a folder, read in a worker thread (big folders never block)."""
+        cwd = self.folder(uri).cwd
+        return await asyncio.to_thread(self.lister.list_cwd, cwd, self.agent_dir)
 
     async def new_session(self, uri: str | None) -> LiveSession:
-        """A new session in a folder (its file appears with the first reply)."""
+        """A new session in a folder (its file appears with the first user message)."""
         workspace = self.folder(uri)
         return await self._live(SessionStore.create(workspace.cwd), workspace)
 
     async def open_session(self, path: str, uri: str | None) -> LiveSession:
-        """Open a session file (the same live session if it is already open)."""
-        resolved = Path(path).expanduser().resolve()
+        """Open a session file (the same live session if it is already open).
+
+        The session keeps the path as given (made absolute, symlinks kept), as pi does: a fork
+        records it as ``parentSession``. Whether it is already open is decided on real paths.
+        """
+        given = lexical_path(path)
+        resolved = given.resolve()
         for live in self.sessions.values():
             if live.store.path is not None and live.store.path.resolve() == resolved:
                 return live
         if not resolved.is_file():
-            raise FileNotFoundError(f"No such session file: {resolved}")
-        workspace = (
-            self.folder(uri)
-            if uri is not None
-            else self._folder_of(SessionStore.open(resolved).cwd)
-        )
-        return await self._live(SessionStore.open(resolved), workspace)
+            raise FileNotFoundError(f"No such session file: {given}")
+        store = SessionStore.open(given)
+        workspace = self.folder(uri) if uri is not None else self._folder_of(store.cwd)
+        return await self._live(store, workspace)
 
     async def adopt(self, store: SessionStore, uri: str | None) -> LiveSession:
         """Serve a store the caller opened itself (the ACP face replays it meanwhile)."""
@@ -274,8 +277,7 @@ class Workspaces:
             permissions=gate,
         )
         agent = await create_agent_session(store, workspace.cwd, workspace.settings, options)
-        key = str(store.path) if store.path is not None else store.session_id
-        lock = TurnLock(key, self.agent_dir / "pi-lsp" / "locks")
+        lock = TurnLock.for_session(store.path, store.session_id, self.agent_dir)
         live = LiveSession(agent, self._sink, lock, workspace.uri)
         self.sessions[live.id] = live
         self._opened_in[live.id] = workspace

@@ -47,7 +47,7 @@ def _images(params: p.PromptParams | p.QueueParams) -> list[JsonObject]:
 
 
 async def _list_sessions(server: PiLanguageServer, params: p.FolderParams) -> Answer:
-    infos = server.workspaces.list_sessions(params.folder)
+    infos = await server.workspaces.list_sessions(params.folder)
     return RawJson.of({"sessions": [i.model_dump() for i in infos]})
 
 
