@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import SESSIONS, median_ms, plain_copy
+from pi_lsp.devtools.builders import assistant, usage, user
 from pi_lsp.session import SessionStore
 from pi_lsp.session.listing import SessionLister
 
@@ -30,24 +31,8 @@ PI_MS = {
 }
 """pi v0.58.3 medians from the issue note (ranges given there: their middle)."""
 
-USER = {"role": "user", "content": [{"type": "text", "text": "next step please"}], "timestamp": 1}
-REPLY = {
-    "role": "assistant",
-    "content": [{"type": "text", "text": "Done: edited src/app.py and ran the tests."}],
-    "api": "anthropic-messages",
-    "provider": "anthropic",
-    "model": "claude-sonnet-4-5",
-    "usage": {
-        "input": 100,
-        "output": 20,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 120,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    },
-    "stopReason": "stop",
-    "timestamp": 2,
-}
+USER = user("next step please")
+REPLY = assistant("Done: edited src/app.py and ran the tests.", usage_of=usage(100, 20))
 
 
 def cold_context_ms(path: Path, runs: int = 9) -> float:

@@ -12,53 +12,40 @@ import logging
 import sys
 from typing import Any
 
-from lsprotocol import types as T
-from pygls.lsp.server import LanguageServer
-
-from pi_lsp import __version__
 from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
 from pi_lsp.daemon.workspaces import Workspace, Workspaces
 from pi_lsp.edits.bridge import EditMode
 from pi_lsp.edits.editor_fs import EditorFileSystem
-from pi_lsp.protocol.context import ServerContext
+from pi_lsp.protocol.context import PiLanguageServer
 from pi_lsp.protocol.registry import permission_asker, register
-from pi_lsp.protocol.wire import PiProtocol, converter_factory
 from pi_lsp.session.jsonl import JsonObject, dumps
 from pi_lsp.tools import FileSystem
 
-logger = logging.getLogger("pi_lsp")
-
-
-class PiLanguageServer(LanguageServer):
-    """pygls's server with quieter error reporting (errors are answered, then logged)."""
-
-    def report_server_error(self, error: Exception, source: Any) -> None:
-        """Log instead of popping up a message for every failed request."""
-        logger.error("%s: %s", getattr(source, "__name__", source), error)
+__all__ = ["PiLanguageServer", "create_server", "serve_stdio", "serve_tcp"]
 
 
 def create_server() -> PiLanguageServer:
     """A fully wired daemon (not yet serving)."""
-    server = PiLanguageServer(
-        "pi-lsp",
-        __version__,
-        protocol_cls=PiProtocol,
-        converter_factory=converter_factory,
-        text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
-    )
+    server = PiLanguageServer(_workspaces)
+    register(server)
+    return server
+
+
+def _workspaces(server: PiLanguageServer) -> Workspaces:
+    """The daemon's one :class:`Workspaces`, reporting to ``server``'s editor.
+
+    Events, edits and permission questions all go to that editor.
+    """
     protocol = server.protocol
-    assert isinstance(protocol, PiProtocol)
 
     def sink(session_id: str, seq: int, event: JsonObject) -> None:
         protocol.notify_raw(
             "pi/event", dumps({"sessionId": session_id, "seq": seq, "event": event})
         )
 
-    ctx = ServerContext(server=server, workspaces=Workspaces(sink))
-
     def edit_mode(path: str) -> EditMode:
         """The ``editMode`` of the folder holding ``path`` (read at every write)."""
-        return ctx.workspaces.folder_of_path(path).settings.editMode
+        return server.workspaces.folder_of_path(path).settings.editMode
 
     # One editor file system per connection: it tracks edits in flight and per-file write locks
     # across every session of the editor.
@@ -67,12 +54,9 @@ def create_server() -> PiLanguageServer:
     def file_system(_workspace: Workspace, _session_id: str) -> FileSystem:
         return editor_fs
 
-    ctx.workspaces = Workspaces(
-        sink, fs_factory=file_system, asker_factory=lambda sid: permission_asker(ctx, sid)
+    return Workspaces(
+        sink, fs_factory=file_system, asker_factory=lambda sid: permission_asker(server, sid)
     )
-    server.pi_context = ctx  # type: ignore[attr-defined]
-    register(server, ctx)
-    return server
 
 
 def _setup_logging(level: str) -> None:
@@ -96,7 +80,6 @@ def serve_stdio(
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing but protocol may reach the real stdout
     server = create_server()
-    assert isinstance(server.protocol, PiProtocol)
     server.protocol.answered_early = answered_early
     server.start_io(stdin or sys.stdin.buffer, stdout)
 

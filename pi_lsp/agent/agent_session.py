@@ -6,18 +6,28 @@ cancellable), recovers once from a context overflow by compacting and retrying, 
 context passes ``window - reserve`` after a run, and aborts cleanly. A failed or retried reply
 stays in the file on a side branch: the leaf moves back to its parent before the next attempt,
 so the active path (and the next request) never contains it. Listeners get every event.
+
+Each piece of run state has one owner: this class owns the model, thinking level, queues and the
+abort signal; :class:`~pi_lsp.agent.maintenance.Maintenance` owns the retry and compaction state
+and is handed the values it needs (:class:`~pi_lsp.agent.maintenance.RunValues`). A finished
+message is persisted as an explicit step (:meth:`AgentSession._on_loop_event`) before listeners
+hear of it; :meth:`AgentSession.emit` only notifies, each listener getting the same payload.
+
+Settings are snapshotted when a run starts: :meth:`AgentSession.use_settings` during a run
+takes effect when it ends (the next run sees them), never halfway through a turn. The rule is in
+``CONTRIBUTING.md``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.agent.loop import LoopHooks, ReplyStream, now_ms, run_loop
-from pi_lsp.agent.maintenance import Maintenance
+from pi_lsp.agent.maintenance import Maintenance, RunValues
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.permissions import PermissionGate
 from pi_lsp.agent.provider_messages import ToolSpec
@@ -46,6 +56,14 @@ Listener = Callable[[JsonObject], None]
 StreamFactory = Callable[[ModelRequest], ReplyStream]
 SummaryFactory = Callable[[ModelInfo, asyncio.Event], SummaryModel]
 PromptBuilder = Callable[[Sequence[Tool[Any]]], str]
+
+
+@dataclass(frozen=True)
+class Prompted:
+    """A started prompt: its stored user message's entry id (when stored) and its run."""
+
+    user_entry_id: asyncio.Future[str | None]
+    run: asyncio.Future[None]
 
 
 class AgentBusyError(RuntimeError):
@@ -102,12 +120,19 @@ class AgentSession:
         self._specs: tuple[tuple[str, ...], list[ToolSpec]] | None = None
         self.steering = MessageQueue(config.settings.steeringMode)
         self.follow_ups = MessageQueue(config.settings.followUpMode)
-        self.compacting = False
+        self._compacting = False
         self._listeners: list[Listener] = []
         self._abort = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
-        self.maintenance = Maintenance(self)
+        self._maintenance = Maintenance(store, config.counter, self.emit)
+        self._run: RunValues | None = None
+        """The running prompt's values (its settings snapshot), None between runs."""
+        self._next_settings: Settings | None = None
+        """Settings given during a run, applied when it ends."""
+        """Entry id of the last message persisted (the reply to move away from on failure)."""
+        self._prompt_message: JsonObject | None = None
+        self._prompt_stored: asyncio.Future[str | None] | None = None
 
     # ----------------------------------------------------------------- observing
 
@@ -127,14 +152,40 @@ class AgentSession:
             return None
         return context_usage(self.store, self.config.counter, self.model.context_window)
 
+    @property
+    def compacting(self) -> bool:
+        """True while a manual or automatic compaction runs."""
+        return self._compacting or self._maintenance.compacting
+
     async def wait_idle(self) -> None:
         """Return once no run is going on."""
         await self._idle.wait()
 
     @property
     def abort_event(self) -> asyncio.Event:
-        """Set when the current run (or compaction) is being aborted."""
+        """Set when the current run (or compaction) is being aborted (read-only: to wait on)."""
         return self._abort
+
+    def request_abort(self) -> None:
+        """Signal the current run or compaction to stop, without waiting (see :meth:`abort`)."""
+        self._abort.set()
+
+    def use_settings(self, settings: Settings) -> None:
+        """Use ``settings`` from the next run on: now when idle, else when the run ends.
+
+        Covers everything read from settings: compaction, retry, thinking budgets, images,
+        queue modes and permissions. The model's description (context window overrides) is kept
+        until the model changes.
+        """
+        if self.is_streaming:
+            self._next_settings = settings
+            return
+        self._next_settings = None
+        self.config.settings = settings
+        if self.config.permissions is not None:
+            self.config.permissions.settings = settings.permissions
+        self.steering.mode = settings.steeringMode
+        self.follow_ups.mode = settings.followUpMode
 
     # ----------------------------------------------------------------- driving
 
@@ -164,6 +215,34 @@ class AgentSession:
         model = self.require_model()
         await self._exclusive(self._prompt_run(model, message))
 
+    def start(self, text: str, images: Sequence[JsonObject] = ()) -> Prompted:
+        """Start a prompt as a task; its user message's entry id comes back as a value.
+
+        :attr:`Prompted.user_entry_id` resolves to the id once the message is stored, or to
+        None if the run ends before that; :attr:`Prompted.run` is the whole run (what stopped
+        it, if anything, is its exception).
+        """
+        message = user_message(text, images)
+        stored: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._prompt_message, self._prompt_stored = message, stored
+        run = asyncio.ensure_future(self.prompt_message(message))
+
+        def ended(_: asyncio.Future[None]) -> None:
+            if not stored.done():
+                stored.set_result(None)
+
+        run.add_done_callback(ended)
+        return Prompted(user_entry_id=stored, run=run)
+
+    async def prompt_message(self, message: JsonObject) -> None:
+        """Run an already built user message to the end (refused while a run goes on)."""
+        if self.is_streaming:
+            raise AgentBusyError(
+                "Agent is already processing. Use steer or follow-up to queue the message."
+            )
+        model = self.require_model()
+        await self._exclusive(self._prompt_run(model, message))
+
     def steer(self, text: str, images: Sequence[JsonObject] = ()) -> None:
         """Queue a message delivered before the next model call (remaining tools are skipped)."""
         self.steering.push(user_message(text, images))
@@ -183,7 +262,7 @@ class AgentSession:
         if self.is_streaming:
             await self.abort()
         self._abort = asyncio.Event()
-        self.compacting = True
+        self._compacting = True
         try:
             return await compact(
                 self.store,
@@ -193,7 +272,7 @@ class AgentSession:
                 counter=self.config.counter,
             )
         finally:
-            self.compacting = False
+            self._compacting = False
 
     async def navigate(
         self,
@@ -253,19 +332,25 @@ class AgentSession:
         """The compaction settings in force (``settings.compaction``)."""
         return self.config.settings.compaction
 
-    async def _exclusive(self, work: Any) -> None:
+    async def _exclusive(self, work: Coroutine[object, None, None]) -> None:
         self._idle.clear()
         self._abort = asyncio.Event()
         try:
             await work
         finally:
+            self._run = None
             self._idle.set()
+            if self._next_settings is not None:
+                self.use_settings(self._next_settings)
 
     async def _prompt_run(self, model: ModelInfo, message: JsonObject) -> None:
+        abort, summary = self._abort, self.config.summary_model
+        run = RunValues(self.config.settings, model, abort, lambda: summary(model, abort))
+        self._run = run
         self._record_settings(model)
-        await self.maintenance.threshold()
-        self.maintenance.new_prompt()
-        await self._drive(model, [message])
+        await self._maintenance.threshold(run)
+        self._maintenance.new_prompt()
+        await self._drive(run, [message])
 
     def _record_settings(self, model: ModelInfo) -> None:
         """pi starts a session with ``model_change`` and ``thinking_level_change`` entries."""
@@ -279,7 +364,7 @@ class AgentSession:
         return LoopHooks(
             stream=self._stream,
             tools={n: t for n, t in self.config.tools.items() if n in self.config.active_tools},
-            emit=self.emit,
+            emit=self._on_loop_event,
             steering=self.steering.take,
             follow_up=self.follow_ups.take,
             before_tool=self._check_permission if self.config.permissions else None,
@@ -294,7 +379,7 @@ class AgentSession:
     def _stream(self, messages: list[JsonObject], abort: asyncio.Event) -> ReplyStream:
         model = self.require_model()
         active = [self.config.tools[n] for n in self.config.active_tools if n in self.config.tools]
-        settings = self.config.settings
+        settings = self._run.settings if self._run is not None else self.config.settings
         request = ModelRequest(
             model=model,
             messages=messages,
@@ -317,10 +402,22 @@ class AgentSession:
             self._specs = (key, [(t.name, t.description, t.parameters) for t in active])
         return self._specs[1]
 
-    def emit(self, payload: JsonObject) -> None:
-        """Persist a finished message (its entry id is added as ``entryId``), then notify."""
+    def _on_loop_event(self, payload: JsonObject) -> None:
+        """An event of the loop: a finished message is persisted first, then everyone hears.
+
+        The listeners get a copy of ``message_end`` with the stored entry's ``entryId``.
+        """
         if payload["type"] == "message_end":
-            payload["entryId"] = self._persist(payload["message"])
+            message = payload["message"]
+            entry_id = self._persist(message)
+            payload = {**payload, "entryId": entry_id}
+            stored = self._prompt_stored
+            if message is self._prompt_message and stored is not None and not stored.done():
+                stored.set_result(entry_id)
+        self.emit(payload)
+
+    def emit(self, payload: JsonObject) -> None:
+        """Notify every listener of ``payload`` (it is not changed)."""
         for listener in list(self._listeners):
             try:
                 listener(payload)
@@ -337,10 +434,9 @@ class AgentSession:
             )
         else:
             entry_id = self.store.append_message(message)
-        self.maintenance.last_entry = entry_id
         return entry_id
 
-    async def _drive(self, model: ModelInfo, prompts: list[JsonObject]) -> None:
+    async def _drive(self, run: RunValues, prompts: list[JsonObject]) -> None:
         """Run the loop, then retry, recover or compact as pi's rules say, until done."""
         while True:
             messages = self.store.context().messages
@@ -351,18 +447,18 @@ class AgentSession:
                 return
             if last.get("stopReason") == "error":
                 failure = getattr(self._last_stream, "failure", None)
-                self.maintenance.retry_after_ms = getattr(failure, "retry_after_ms", None)
-                if not await self.maintenance.after_error(model, last):
+                delay = getattr(failure, "retry_after_ms", None)
+                if not await self._maintenance.after_error(run, last, delay):
                     return
                 continue
-            self.maintenance.succeeded()
+            self._maintenance.succeeded()
             if last.get("stopReason") == "aborted":
                 return
-            if last.get("stopReason") == "length" and await self.maintenance.after_length(
-                model, last
+            if last.get("stopReason") == "length" and await self._maintenance.after_length(
+                run, last
             ):
                 continue
-            if not await self.maintenance.threshold(last) or not self._queued():
+            if not await self._maintenance.threshold(run, last) or not self._queued():
                 return
             prompts = self.steering.take() or self.follow_ups.take()
 

@@ -3,36 +3,55 @@
 pi's rules (spec §11, 6.7): a transient provider error is retried after 2 s, 4 s, 8 s (abortable);
 a context overflow is compacted and retried once per prompt; after a successful run, or before a
 new prompt, the context is compacted when it passes ``window - reserve``. A failed reply stays in
-the session file on a side branch: the leaf moves back to its parent before the next attempt.
+the session file and on the branch; ``context_edit`` entries omit it (and its tool results) from
+what the model sees before the next attempt, as pi 1.6.0 does.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from pi_lsp.agent.events import event
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.recovery import after_error, usage_tokens
-from pi_lsp.compaction import compact, should_compact, usage_known
+from pi_lsp.compaction import SummaryModel, TokenCounter, compact, should_compact, usage_known
 from pi_lsp.literals import CompactionReason
+from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.settings import Settings
 
-if TYPE_CHECKING:
-    from pi_lsp.agent.agent_session import AgentSession
+Emit = Callable[[JsonObject], None]
+
+
+@dataclass(frozen=True)
+class RunValues:
+    """What maintenance reads during one run, fixed when the run starts (settings included)."""
+
+    settings: Settings
+    model: ModelInfo
+    abort: asyncio.Event
+    """Set when the run is aborted: ends a retry's wait and a compaction."""
+    summary_model: Callable[[], SummaryModel]
+    """The model that writes a compaction summary (built when one is needed)."""
 
 
 class Maintenance:
-    """The run-to-run state of one agent session: retry attempt and overflow attempt."""
+    """The run-to-run state of one agent session: retry attempt, overflow attempt, compacting.
 
-    def __init__(self, agent: AgentSession) -> None:
-        self.agent = agent
+    It is given the session's store, token counter and event emitter, and per call the run's
+    :class:`RunValues`; it owns nothing of the agent session and imports nothing of it.
+    """
+
+    def __init__(self, store: SessionStore, counter: TokenCounter, emit: Emit) -> None:
+        self.store = store
+        self.counter = counter
+        self.emit = emit
         self.retry_attempt = 0
         self.overflow_tried = False
-        self.last_entry: str | None = None
-        """Entry id of the last message persisted (the reply to move away from on failure)."""
-        self.retry_after_ms: int | None = None
-        """Delay the provider asked for on the last failure, if any."""
+        self.compacting = False
+        """True while an automatic compaction runs."""
 
     def new_prompt(self) -> None:
         """A user prompt starts: overflow recovery may be tried again."""
@@ -41,47 +60,52 @@ class Maintenance:
     def succeeded(self) -> None:
         """A reply arrived: a retry sequence (if any) ended well."""
         if self.retry_attempt:
-            self.agent.emit(event("auto_retry_end", success=True, attempt=self.retry_attempt))
+            self.emit(event("auto_retry_end", success=True, attempt=self.retry_attempt))
             self.retry_attempt = 0
 
-    async def after_error(self, model: ModelInfo, last: JsonObject) -> bool:
-        """Handle a failed reply; True when the run should continue (retry or recovery)."""
-        agent = self.agent
-        requested = self.retry_after_ms
-        probe = {**last, "retryAfterMs": requested} if requested is not None else last
-        decision = after_error(probe, model, agent.config.settings.retry, self.retry_attempt)
+    async def after_error(
+        self, run: RunValues, last: JsonObject, retry_after_ms: int | None
+    ) -> bool:
+        """Handle a failed reply; True when the run should continue (retry or recovery).
+
+        ``retry_after_ms`` is the delay the provider asked for, if any. The failed reply is
+        omitted from the context (:meth:`drop_failed_reply`) before a retry.
+        """
+        probe = {**last, "retryAfterMs": retry_after_ms} if retry_after_ms is not None else last
+        retry = run.settings.retry
+        decision = after_error(probe, run.model, retry, self.retry_attempt)
         error = str(last.get("errorMessage", ""))
         if decision.action == "overflow":
-            return await self._recover_overflow(error)
+            return await self._recover_overflow(run, error)
         if decision.action == "retry":
             self.retry_attempt = decision.attempt
-            agent.emit(
+            self.emit(
                 event(
                     "auto_retry_start",
                     attempt=decision.attempt,
-                    maxAttempts=agent.config.settings.retry.maxRetries,
+                    maxAttempts=retry.maxRetries,
                     delayMs=decision.delay_ms,
                     errorMessage=error,
                 )
             )
             self.drop_failed_reply()
-            if await self._sleep(decision.delay_ms / 1000):
+            if await _sleep(run.abort, decision.delay_ms / 1000):
                 return True
             final = "Retry cancelled"
         elif decision.action == "give_up":
             final = error
         else:
-            await self.threshold(last)
+            await self.threshold(run, last)
             return False
-        agent.emit(
+        self.emit(
             event("auto_retry_end", success=False, attempt=decision.attempt, finalError=final)
         )
         self.retry_attempt = 0
         return False
 
-    async def _recover_overflow(self, error: str) -> bool:
+    async def _recover_overflow(self, run: RunValues, error: str) -> bool:
         if self.overflow_tried:
-            self.agent.emit(
+            self.emit(
                 event(
                     "auto_compaction_end",
                     aborted=False,
@@ -93,7 +117,7 @@ class Maintenance:
             return False
         self.overflow_tried = True
         self.drop_failed_reply()
-        if not await self.auto_compact("overflow", will_retry=True):
+        if not await self.auto_compact(run, "overflow", will_retry=True):
             return False
         await asyncio.sleep(0.1)
         return True
@@ -105,7 +129,7 @@ class Maintenance:
         the attempt stays in the file and on the branch, and both programs leave it out of
         what the model sees.
         """
-        store = self.agent.store
+        store = self.store
         path = store.branch_path()
         at = next((i for i in range(len(path) - 1, -1, -1) if path[i].role == "assistant"), None)
         if at is None:
@@ -125,12 +149,13 @@ class Maintenance:
         for target in targets:
             store.append_context_edit(target, None)
 
-    async def after_length(self, model: ModelInfo, last: JsonObject) -> bool:
+    async def after_length(self, run: RunValues, last: JsonObject) -> bool:
         """pi 1.6.0's recoverable length stop; True when the turn should continue.
 
         A reply cut below the model's output limit is omitted, the session compacted and the
         turn retried, once per prompt.
         """
+        model = run.model
         usage = last.get("usage")
         output = usage.get("output") if isinstance(usage, dict) else None
         same = (
@@ -139,10 +164,10 @@ class Maintenance:
         limit = model.max_output_tokens
         if not (same and isinstance(output, int) and limit > 0 and output < limit):
             return False
-        if not self.agent.config.settings.compaction.enabled:
+        if not run.settings.compaction.enabled:
             return False
         if self.overflow_tried:
-            self.agent.emit(
+            self.emit(
                 event(
                     "auto_compaction_end",
                     aborted=False,
@@ -154,54 +179,45 @@ class Maintenance:
             return False
         self.overflow_tried = True
         self.drop_failed_reply()
-        if not await self.auto_compact("overflow", will_retry=True):
+        if not await self.auto_compact(run, "overflow", will_retry=True):
             return False
         await asyncio.sleep(0.1)
         return True
 
-    async def _sleep(self, seconds: float) -> bool:
-        """Sleep unless aborted; False when the abort came first."""
-        try:
-            await asyncio.wait_for(self.agent.abort_event.wait(), seconds)
-        except TimeoutError:
-            return True
-        return False
-
-    async def threshold(self, last: JsonObject | None = None) -> bool:
+    async def threshold(self, run: RunValues, last: JsonObject | None = None) -> bool:
         """pi's threshold check (after a run, before a prompt); True when it compacted."""
-        agent = self.agent
-        model = agent.model
-        if model is None or not agent.config.settings.compaction.enabled:
+        settings = run.settings.compaction
+        if not settings.enabled:
             return False
+        store = self.store
         if last is None:
-            messages = agent.store.context().messages
+            messages = store.context().messages
             last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
-        if last is None or not usage_known(agent.store):
+        if last is None or not usage_known(store):
             return False
         if last.get("stopReason") == "error":
-            tokens: int | None = agent.config.counter.estimate(agent.store.context()).tokens
+            tokens: int | None = self.counter.estimate(store.context()).tokens
         else:
             tokens = usage_tokens(last)
-        settings = agent.compaction_settings()
-        if tokens is None or not should_compact(tokens, model.context_window, settings):
+        if tokens is None or not should_compact(tokens, run.model.context_window, settings):
             return False
-        return await self.auto_compact("threshold", will_retry=False)
+        return await self.auto_compact(run, "threshold", will_retry=False)
 
-    async def auto_compact(self, reason: CompactionReason, *, will_retry: bool) -> bool:
+    async def auto_compact(
+        self, run: RunValues, reason: CompactionReason, *, will_retry: bool
+    ) -> bool:
         """Compact with ``auto_compaction_start``/``_end`` events; True when it worked."""
-        agent = self.agent
-        agent.emit(event("auto_compaction_start", reason=reason))
-        agent.compacting = True
+        self.emit(event("auto_compaction_start", reason=reason))
+        self.compacting = True
         try:
-            model = agent.require_model()
             result = await compact(
-                agent.store,
-                agent.config.summary_model(model, agent.abort_event),
-                agent.compaction_settings(),
-                counter=agent.config.counter,
+                self.store,
+                run.summary_model(),
+                run.settings.compaction,
+                counter=self.counter,
             )
         except Exception as exc:  # any failure is reported, never raised out of the run
-            aborted = agent.abort_event.is_set()
+            aborted = run.abort.is_set()
             prefix = (
                 "Context overflow recovery failed: "
                 if reason == "overflow"
@@ -209,12 +225,19 @@ class Maintenance:
             )
             message = None if aborted else f"{prefix}{exc}"
             end = event("auto_compaction_end", aborted=aborted, willRetry=False)
-            agent.emit({**end, "errorMessage": message} if message else end)
+            self.emit({**end, "errorMessage": message} if message else end)
             return False
         finally:
-            agent.compacting = False
+            self.compacting = False
         payload = result.model_dump(mode="json", by_alias=True)
-        agent.emit(
-            event("auto_compaction_end", result=payload, aborted=False, willRetry=will_retry)
-        )
+        self.emit(event("auto_compaction_end", result=payload, aborted=False, willRetry=will_retry))
         return True
+
+
+async def _sleep(abort: asyncio.Event, seconds: float) -> bool:
+    """Sleep unless aborted; False when the abort came first."""
+    try:
+        await asyncio.wait_for(abort.wait(), seconds)
+    except TimeoutError:
+        return True
+    return False

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pi_lsp.bridge.capabilities import EditorCapabilities
 from pi_lsp.bridge.line_breaks import LspTextDocument, use_lsp_line_breaks
-from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge, editor_file_system
+from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
 
 __all__ = [
     "EditorCapabilities",
     "LspTextDocument",
     "PyglsEditorBridge",
-    "editor_file_system",
     "use_lsp_line_breaks",
 ]

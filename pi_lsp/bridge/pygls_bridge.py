@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from lsprotocol.types import MessageType, ShowMessageParams
@@ -25,8 +24,7 @@ from pygls.workspace import TextDocument
 from pi_lsp.bridge.capabilities import EditorCapabilities
 from pi_lsp.bridge.text_watch import DocumentTextWatch
 from pi_lsp.bridge.workspace_edit import apply_edit_params
-from pi_lsp.edits.bridge import ApplyOutcome, EditMode, OpenDocument, TextWatch, WorkspaceChange
-from pi_lsp.edits.editor_fs import EditorFileSystem
+from pi_lsp.edits.bridge import ApplyOutcome, OpenDocument, TextWatch, WorkspaceChange
 from pi_lsp.edits.positions import PositionEncoding
 from pi_lsp.edits.uris import normal_path, path_to_uri, uri_key, uri_to_path
 
@@ -176,20 +174,3 @@ def _field(result: Any, name: str) -> Any:
     if isinstance(result, dict):
         return result.get(name)
     return getattr(result, name, None)
-
-
-def editor_file_system(
-    server: LanguageServer,
-    *,
-    edit_mode: EditMode | Callable[[str], EditMode] = "editor",
-    apply_timeout: float = 10.0,
-    settle_timeout: float = 5.0,
-) -> EditorFileSystem:
-    """The tools' file system for a server: one per editor connection, shared by its sessions.
-
-    Sharing one instance keeps a single record of edits the editor has not reported back yet
-    and serializes writes to each file across sessions; ``edit_mode`` may depend on the path
-    (its workspace folder's setting).
-    """
-    bridge = PyglsEditorBridge(server, apply_timeout=apply_timeout)
-    return EditorFileSystem(bridge, edit_mode=edit_mode, settle_timeout=settle_timeout)

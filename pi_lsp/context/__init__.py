@@ -3,12 +3,12 @@
 Plain Python; never imports pygls, lsprotocol or litellm (see tests/unit/test_architecture.py).
 Typical use before each turn::
 
-    context = cache.get(cwd)  # cache = ContextCache(), one per daemon
+    context = cache.get(cwd)  # cache = ProjectContextCache(), one per daemon
     prompt = build_system_prompt(context, tools=active_tool_summaries)
 """
 
 from pi_lsp.context.agents_md import ContextLoad, load_context_files
-from pi_lsp.context.cache import ContextCache
+from pi_lsp.context.cache import ProjectContextCache
 from pi_lsp.context.models import ContextFile, ContextFileRef, ContextFilesReport, ContextWarning
 from pi_lsp.context.project import ProjectContext, load_project_context
 from pi_lsp.context.system_files import SystemFiles, load_system_files
@@ -23,13 +23,13 @@ from pi_lsp.context.tool_summaries import (
 __all__ = [
     "BUILTIN_TOOL_SUMMARIES",
     "DEFAULT_ACTIVE_TOOLS",
-    "ContextCache",
     "ContextFile",
     "ContextFileRef",
     "ContextFilesReport",
     "ContextLoad",
     "ContextWarning",
     "ProjectContext",
+    "ProjectContextCache",
     "SystemFiles",
     "ToolSummary",
     "assemble_system_prompt",

@@ -1,11 +1,11 @@
 """A per-cwd cache of project context, revalidated with ``stat`` before each turn.
 
-A load records every path it stat-ed and what it saw (type, inode, device, size, mtime and
-ctime in nanoseconds, or the error). :meth:`ContextCache.get` re-stats exactly those paths: if
-nothing changed it returns the previous value without reading a byte; otherwise it loads again,
-and only files whose signature changed are read from disk; unchanged ones come from memory.
-So an edited ``AGENTS.md`` is seen on the next turn, and a new one appearing in any directory
-the walk looked at is noticed because its missing-file probe now succeeds.
+A load records every path it stat-ed and what it saw (type, inode, device, size, mtime and ctime in
+nanoseconds, or the error). :meth:`ProjectContextCache.get` re-stats exactly those paths: if nothing
+changed it returns the previous value without reading a byte; otherwise it loads again, and only
+files whose signature changed are read from disk; unchanged ones come from memory. So an edited
+``AGENTS.md`` is seen on the next turn, and a new one appearing in any directory the walk looked at
+is noticed because its missing-file probe now succeeds.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class _Entry:
     contents: Mapping[str, _Content]
 
 
-class ContextCache:
+class ProjectContextCache:
     """Project context per ``(cwd, agent dir)``, cheap to ask for again before every turn.
 
     Safe to share between threads: one lock guards the table (loads are short).

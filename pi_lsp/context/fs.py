@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from typing import Protocol
 
 from pi_lsp.regular_files import MiB, read_regular
@@ -57,12 +56,6 @@ def stat_or_none(fs: ContextFs, path: str) -> os.stat_result | None:
         return fs.stat(path)
     except (OSError, ValueError):
         return None
-
-
-def is_regular_file(fs: ContextFs, path: str) -> bool:
-    """Whether ``path`` (symbolic links followed) is a regular file."""
-    found = stat_or_none(fs, path)
-    return found is not None and stat.S_ISREG(found.st_mode)
 
 
 def describe_os_error(exc: OSError) -> str:

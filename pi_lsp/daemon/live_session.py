@@ -14,8 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
 from pi_lsp.agent.models import ModelInfo
@@ -69,9 +68,9 @@ class LiveSession:
         self.lock = lock
         self.tree = TreeView(self.store)
         self._messages: tuple[tuple[str | None, int], bytes] | None = None
-        self._run: asyncio.Task[None] | None = None
-        self._writers: set[asyncio.Task[Any]] = set()
-        """Requests inside :meth:`_writing` (compaction, navigation) that may still write."""
+        self._run: asyncio.Future[None] | None = None
+        self._writers: set[asyncio.Task[object]] = set()
+        """Requests inside :meth:`writing` (compaction, navigation) that may still write."""
         self.closing = False
         agent.subscribe(self._on_agent_event)
         self.store.add_listener(self._on_entries)
@@ -119,16 +118,11 @@ class LiveSession:
         self.emit({"type": "state_changed", "state": self.state()})
 
     def apply_settings(self, settings: Settings) -> None:
-        """Use new settings from the next turn on (compaction, retry, queues, permissions).
+        """Use new settings from the next turn on (a running turn keeps its snapshot).
 
-        The model's description (context window overrides) is kept until the model changes.
+        See :meth:`pi_lsp.agent.agent_session.AgentSession.use_settings`.
         """
-        config = self.agent.config
-        config.settings = settings
-        if config.permissions is not None:
-            config.permissions.settings = settings.permissions
-        self.agent.steering.mode = settings.steeringMode
-        self.agent.follow_ups.mode = settings.followUpMode
+        self.agent.use_settings(settings)
 
     # ----------------------------------------------------------------- reading
 
@@ -203,26 +197,17 @@ class LiveSession:
         self.lock.acquire()
         try:
             self.store.refresh()
-            stored: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-
-            def on_event(event: JsonObject) -> None:
-                is_user = event["type"] == "message_end" and event["message"].get("role") == "user"
-                if is_user and not stored.done():
-                    stored.set_result(event["entryId"])
-
-            unsubscribe = self.agent.subscribe(on_event)
-            run = asyncio.ensure_future(self.agent.prompt(text, images))
+            prompted = self.agent.start(text, images)
         except BaseException:
             self.lock.release()
             raise
+        run, stored = prompted.run, prompted.user_entry_id
         self._run = run
-        run.add_done_callback(lambda task: self._finished(task, unsubscribe))
+        run.add_done_callback(self._finished)
         self.state_changed()
-        waiting: set[asyncio.Future[Any]] = {stored, run}
-        done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-        if stored in done:
-            return PromptResult(queued=False, userEntryId=stored.result()).model_dump()
-        stored.cancel()
+        entry_id = await stored
+        if entry_id is not None:
+            return PromptResult(queued=False, userEntryId=entry_id).model_dump()
         run.result()  # raises what stopped the prompt before the user message was stored
         raise RuntimeError("the prompt ended before its message was stored")
 
@@ -233,8 +218,7 @@ class LiveSession:
             with contextlib.suppress(BaseException):
                 await asyncio.shield(run)
 
-    def _finished(self, task: asyncio.Task[None], unsubscribe: Callable[[], None]) -> None:
-        unsubscribe()
+    def _finished(self, task: asyncio.Future[None]) -> None:
         self.lock.release()
         if not task.cancelled() and task.exception() is not None:
             logger.error("turn failed", exc_info=task.exception())
@@ -263,7 +247,7 @@ class LiveSession:
 
     async def compact(self, focus: str | None) -> CompactionResult:
         """Manual compaction, announced as ``compaction_start``/``compaction_end`` events."""
-        with self._writing():
+        with self.writing():
             self.emit({"type": "compaction_start", "reason": "manual"})
             try:
                 result = await self.agent.compact(focus)
@@ -282,7 +266,7 @@ class LiveSession:
         self, entry_id: str, *, summarize: bool, focus: str | None, label: str | None
     ) -> JsonObject:
         """Move the leaf to an entry (optionally summarizing the branch left)."""
-        with self._writing():
+        with self.writing():
             result = await self.agent.navigate(
                 entry_id, summarize=summarize, focus=focus, label=label
             )
@@ -295,7 +279,7 @@ class LiveSession:
 
     def label(self, entry_id: str, label: str | None) -> JsonObject:
         """Set or clear a bookmark."""
-        with self._writing():
+        with self.writing():
             label_id = self.store.append_label(entry_id, label or None)
         return LabelResult(labelEntryId=label_id).model_dump()
 
@@ -303,24 +287,32 @@ class LiveSession:
         """Name the session."""
         if not name.strip():
             raise ValueError("Session name cannot be empty")
-        with self._writing():
+        with self.writing():
             self.store.append_session_info(name)
         return self.state()
 
-    def set_model(self, model: ModelInfo) -> JsonObject:
-        """Switch model (a ``model_change`` entry)."""
-        with self._writing():
+    def set_model(self, model: ModelInfo) -> None:
+        """Switch model (a ``model_change`` entry); refused while a turn runs."""
+        with self.writing():
             self.agent.set_model(model)
-        return self.state()
+
+    def request_abort(self) -> None:
+        """Signal the running turn or compaction to stop, without waiting for it."""
+        self.agent.request_abort()
 
     def set_thinking_level(self, level: ThinkingLevel) -> JsonObject:
         """Change the thinking level (clamped to the model)."""
-        with self._writing():
+        with self.writing():
             self.agent.set_thinking_level(level)
         return self.state()
 
     @contextlib.contextmanager
-    def _writing(self) -> Any:
+    def writing(self) -> Iterator[None]:
+        """Hold the session for a write: refused during a turn, under the cross-process lock.
+
+        The store is refreshed first (another process may have appended), and the editor hears
+        of the new state afterwards.
+        """
         if self.agent.is_streaming:
             raise AgentBusyError("The agent is running: abort it first")
         self._refuse_if_closing()

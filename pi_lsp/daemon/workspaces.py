@@ -20,7 +20,7 @@ from pi_lsp.agent.factory import AgentOptions, create_agent_session, resolve
 from pi_lsp.agent.models import ModelRef
 from pi_lsp.agent.permissions import Asker, PermissionGate
 from pi_lsp.compaction.entry_messages import text_of
-from pi_lsp.context import ContextCache
+from pi_lsp.context import ProjectContextCache
 from pi_lsp.daemon.live_session import EventSink, LiveSession
 from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.session import SessionStore
@@ -71,7 +71,7 @@ class Workspaces:
         self._fs_factory = fs_factory
         self._asker_factory = asker_factory
         self.agent_dir = agent or agent_dir()
-        self.project = ContextCache()
+        self.project = ProjectContextCache()
         self.lister = SessionLister()
         self.overrides: dict[str, Any] = {}
         self.folders: dict[str, Workspace] = {}
@@ -260,8 +260,7 @@ class Workspaces:
             ModelRef.parse(model, default_provider=workspace.settings.defaultProvider),
             workspace.settings,
         )
-        with live._writing():
-            live.agent.set_model(info)
+        live.set_model(info)
         return live
 
     async def _live(self, store: SessionStore, workspace: Workspace) -> LiveSession:

@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pi_lsp.demo.headless import HeadlessEditor
 from pi_lsp.demo.playbook import DOCS, FIX, MULTIPLY, PROJECT, respond
 from pi_lsp.demo.tree import render_tree
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.protocol.headless import HeadlessEditor
 
 WINDOW = 4000
 """The demo model's context window: small, so the third request triggers a compaction."""

@@ -11,32 +11,36 @@ import asyncio
 import logging
 import os
 import sys
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
 
 from lsprotocol import types as T
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
-from pi_lsp.agent.permissions import PermissionRequest
+from pi_lsp.agent.permissions import Asker, PermissionRequest
 from pi_lsp.bridge import use_lsp_line_breaks
+from pi_lsp.daemon.tasks import spawn
 from pi_lsp.literals import PermissionDecision
-from pi_lsp.protocol.context import ServerContext
+from pi_lsp.protocol.context import PiLanguageServer
 from pi_lsp.protocol.errors import as_rpc_error, bounded, invalid_params, not_unicode
-from pi_lsp.protocol.methods import METHODS, Method
+from pi_lsp.protocol.methods import METHODS, Answer, Method
+from pi_lsp.session.jsonl import JsonObject
 
 logger = logging.getLogger(__name__)
-_background: set[asyncio.Future[None]] = set()
+
+RequestHandler = Callable[[PiLanguageServer, JsonObject | None], Awaitable[Answer]]
+"""What pygls calls for a ``pi/…`` request: the server (as ``ls``) and the raw params."""
 
 
-def register(server: Any, ctx: ServerContext) -> None:
+def register(server: PiLanguageServer) -> None:
     """Register every handler on ``server``."""
     for method in METHODS:
-        server.feature(method.name)(_handler(ctx, method))
-    _register_lifecycle(server, ctx)
+        server.feature(method.name)(_handler(method))
+    _register_lifecycle(server)
 
 
-def _handler(ctx: ServerContext, method: Method) -> Any:
-    async def handle(ls: Any, params: Any) -> Any:  # pygls passes itself as `ls`
+def _handler(method: Method[BaseModel]) -> RequestHandler:
+    async def handle(ls: PiLanguageServer, params: JsonObject | None) -> Answer:
         try:
             parsed = method.params.model_validate(params if params is not None else {})
         except ValidationError as exc:
@@ -47,7 +51,7 @@ def _handler(ctx: ServerContext, method: Method) -> Any:
                 f"Invalid params: {field}: not valid Unicode text (a lone UTF-16 surrogate)"
             )
         try:
-            return await method.handler(ctx, parsed)
+            return await method.handler(ls, parsed)
         except JsonRpcException:
             raise
         except asyncio.CancelledError:
@@ -65,13 +69,13 @@ def _handler(ctx: ServerContext, method: Method) -> Any:
     return handle
 
 
-def _folder_pairs(folders: Any) -> list[tuple[str, str]]:
+def _folder_pairs(folders: Sequence[T.WorkspaceFolder] | None) -> list[tuple[str, str]]:
     from pygls.uris import to_fs_path
 
     return [(f.uri, to_fs_path(f.uri) or f.uri) for f in folders or []]
 
 
-def _settings_of(value: Any) -> dict[str, Any]:
+def _settings_of(value: object) -> JsonObject:
     """The ``pi`` section of an editor's settings object (or the object itself)."""
     if not isinstance(value, dict):
         return {}
@@ -79,47 +83,46 @@ def _settings_of(value: Any) -> dict[str, Any]:
     return section if isinstance(section, dict) else {}
 
 
-def _register_lifecycle(server: Any, ctx: ServerContext) -> None:
+def _register_lifecycle(server: PiLanguageServer) -> None:
     @server.feature(T.INITIALIZE)
-    def on_initialize(ls: Any, params: T.InitializeParams) -> None:
+    def on_initialize(ls: PiLanguageServer, params: T.InitializeParams) -> None:
         caps = params.capabilities
-        ctx.progress = bool(caps.window and caps.window.work_done_progress)
+        ls.shows_progress = bool(caps.window and caps.window.work_done_progress)
         folders = _folder_pairs(params.workspace_folders)
         if not folders and params.root_uri:
             folders = _folder_pairs([T.WorkspaceFolder(uri=params.root_uri, name="root")])
-        ctx.workspaces.overrides = _settings_of(params.initialization_options)
-        _report(ls, ctx.workspaces.set_folders(folders))
+        ls.workspaces.overrides = _settings_of(params.initialization_options)
+        _report(ls, ls.workspaces.set_folders(folders))
         use_lsp_line_breaks(ls.workspace)  # pygls would split lines at \f and U+2028 too
 
     @server.feature(T.INITIALIZED)
-    def on_initialized(ls: Any, params: T.InitializedParams) -> None:
+    def on_initialized(ls: PiLanguageServer, params: T.InitializedParams) -> None:
         if os.environ.get("PI_LSP_PREWARM", "1") != "0":
-            _background.add(task := asyncio.ensure_future(_prewarm()))
-            task.add_done_callback(_background.discard)
+            spawn(_prewarm(), "importing litellm")
 
     @server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def on_configuration(ls: Any, params: T.DidChangeConfigurationParams) -> None:
-        _report(ls, ctx.workspaces.configure(_settings_of(params.settings)))
+    def on_configuration(ls: PiLanguageServer, params: T.DidChangeConfigurationParams) -> None:
+        _report(ls, ls.workspaces.configure(_settings_of(params.settings)))
 
     @server.feature(T.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
-    def on_folders(ls: Any, params: T.DidChangeWorkspaceFoldersParams) -> None:
+    def on_folders(ls: PiLanguageServer, params: T.DidChangeWorkspaceFoldersParams) -> None:
         for folder in params.event.removed:
-            ctx.workspaces.remove_folder(folder.uri)
+            ls.workspaces.remove_folder(folder.uri)
         for uri, path in _folder_pairs(params.event.added):
-            _report(ls, ctx.workspaces.add_folder(uri, path))
+            _report(ls, ls.workspaces.add_folder(uri, path))
 
     @server.feature(T.SHUTDOWN)
-    async def on_shutdown(ls: Any, *args: Any) -> None:
-        await ctx.workspaces.close_all()
+    async def on_shutdown(ls: PiLanguageServer, *args: object) -> None:
+        await ls.workspaces.close_all()
 
     @server.feature(T.EXIT)
-    async def on_exit(ls: Any, *args: Any) -> None:
-        await ctx.workspaces.close_all()
+    async def on_exit(ls: PiLanguageServer, *args: object) -> None:
+        await ls.workspaces.close_all()
         sys.stderr.flush()
         os._exit(0 if ls.protocol._shutdown else 1)
 
 
-def _report(ls: Any, problems: list[str]) -> None:
+def _report(ls: PiLanguageServer, problems: list[str]) -> None:
     """Bad settings: one message in the editor, every detail in its log."""
     for problem in problems:
         logger.warning("settings: %s", problem)
@@ -133,13 +136,10 @@ async def _prewarm() -> None:
     """Import litellm in a thread now, so the first prompt does not wait ~3 s for it."""
     from pi_lsp.agent.llm import load_litellm
 
-    try:
-        await load_litellm()
-    except Exception:
-        logger.exception("importing litellm failed")
+    await load_litellm()
 
 
-def permission_asker(ctx: ServerContext, session_id: str) -> Any:
+def permission_asker(server: PiLanguageServer, session_id: str) -> Asker:
     """An asker that sends ``pi/requestPermission`` to the editor."""
 
     async def ask(request: PermissionRequest) -> PermissionDecision:
@@ -153,14 +153,16 @@ def permission_asker(ctx: ServerContext, session_id: str) -> Any:
         }
         if request.reason is not None:
             params["reason"] = request.reason
-        answer = await ctx.server.protocol.send_request_async("pi/requestPermission", params)
+        answer: object = await server.protocol.send_request_async("pi/requestPermission", params)
         decision = (
             answer.get("decision")
             if isinstance(answer, dict)
             else getattr(answer, "decision", None)
         )
-        if decision in ("allowOnce", "allowSession", "deny"):
-            return decision  # type: ignore[no-any-return]
+        if decision == "allowOnce":
+            return "allowOnce"
+        if decision == "allowSession":
+            return "allowSession"
         return "deny"
 
     return ask

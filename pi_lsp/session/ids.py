@@ -51,11 +51,6 @@ def iso_time(seconds: float) -> str:
     return f"{stamp}.{millis % 1000:03d}Z"
 
 
-def epoch_ms(seconds: float) -> int:
-    """Epoch milliseconds, as ``Date.now()``."""
-    return int(seconds * 1000)
-
-
 def parse_iso_ms(text: str) -> int | None:
     """Epoch milliseconds of an ISO time (``new Date(text).getTime()``), None if unparsable."""
     try:

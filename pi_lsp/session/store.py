@@ -21,7 +21,6 @@ from pi_lsp.session.entries import CURRENT_VERSION
 from pi_lsp.session.ids import (
     Clock,
     IdFactory,
-    epoch_ms,
     iso_time,
     new_entry_id,
     now,
@@ -100,7 +99,7 @@ class SessionStore:
         """
         header: JsonObject = {"type": "session", "version": CURRENT_VERSION}
         seconds = clock()
-        header["id"] = session_id or uuid7(epoch_ms(seconds), uuids())
+        header["id"] = session_id or uuid7(int(seconds * 1000), uuids())
         header["timestamp"] = iso_time(seconds)
         header["cwd"] = cwd
         if parent_session is not None:

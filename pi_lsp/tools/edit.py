@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback, raise_if_aborted
+from pi_lsp.tools.base import ToolResult, UpdateCallback, raise_if_aborted
 from pi_lsp.tools.edit_diff import generate_diff_string
 from pi_lsp.tools.edit_match import (
     FuzzyView,
@@ -32,8 +32,8 @@ from pi_lsp.tools.edit_match import (
     normalize_for_fuzzy_match,
     to_lf,
 )
-from pi_lsp.tools.errors import ToolError, file_error_message
-from pi_lsp.tools.fs import FileSystem
+from pi_lsp.tools.errors import ToolError
+from pi_lsp.tools.file_tool import FileTool
 from pi_lsp.tools.params import ToolParams
 from pi_lsp.tools.paths import resolve_to_cwd
 
@@ -95,16 +95,12 @@ def _is_single(value: Any) -> bool:
     )
 
 
-class EditTool(Tool[EditParams]):
+class EditTool(FileTool[EditParams]):
     """pi's ``edit``."""
 
     name = "edit"
     summary = "Make surgical edits to files (find exact text and replace)"
     params_model = EditParams
-
-    def __init__(self, cwd: str, fs: FileSystem) -> None:
-        super().__init__(cwd)
-        self.fs = fs
 
     @property
     def description(self) -> str:
@@ -132,18 +128,14 @@ class EditTool(Tool[EditParams]):
         absolute = resolve_to_cwd(params.path, self.cwd)
         if not await self.fs.access(absolute, write=True):
             raise ToolError(f"File not found: {params.path}")
-        try:
+        with self.os_errors("read", absolute):
             raw = await self.fs.read_text(absolute)
-        except OSError as exc:
-            raise ToolError(file_error_message(exc, "read", absolute)) from None
         raise_if_aborted(cancel)
         pairs = [(e.oldText, e.newText) for e in params.edits]
         edited = apply_edits(raw, pairs, path=params.path)
         raise_if_aborted(cancel)
-        try:
+        with self.os_errors("open", absolute, "write"):
             await self.fs.write_text(absolute, edited.text)
-        except OSError as exc:
-            raise ToolError(file_error_message(exc, "open", absolute, "write")) from None
         diff = generate_diff_string(edited.before_lf, edited.after_lf)
         details = {"diff": diff.diff, "firstChangedLine": diff.first_changed_line}
         if diff.first_changed_line is None:

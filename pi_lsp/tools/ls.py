@@ -12,9 +12,9 @@ import os
 
 from pydantic import Field
 
-from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback, raise_if_aborted
+from pi_lsp.tools.base import ToolResult, UpdateCallback, raise_if_aborted
 from pi_lsp.tools.errors import ToolError, node_error_message
-from pi_lsp.tools.fs import FileSystem
+from pi_lsp.tools.file_tool import FileTool
 from pi_lsp.tools.params import ToolParams
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
@@ -35,16 +35,12 @@ class LsParams(ToolParams):
     )
 
 
-class LsTool(Tool[LsParams]):
+class LsTool(FileTool[LsParams]):
     """pi's ``ls``."""
 
     name = "ls"
     summary = "List directory contents"
     params_model = LsParams
-
-    def __init__(self, cwd: str, fs: FileSystem) -> None:
-        super().__init__(cwd)
-        self.fs = fs
 
     @property
     def description(self) -> str:

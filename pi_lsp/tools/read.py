@@ -14,9 +14,9 @@ import base64
 
 from pydantic import Field
 
-from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback, raise_if_aborted, text_block
+from pi_lsp.tools.base import ToolResult, UpdateCallback, raise_if_aborted, text_block
 from pi_lsp.tools.errors import ToolError, file_error_message, node_error_message
-from pi_lsp.tools.fs import FileSystem
+from pi_lsp.tools.file_tool import FileTool
 from pi_lsp.tools.images import SNIFF_BYTES, detect_image_mime
 from pi_lsp.tools.params import ToolParams
 from pi_lsp.tools.paths import resolve_read_path
@@ -43,16 +43,12 @@ class ReadParams(ToolParams):
     limit: int | None = Field(default=None, description="Maximum number of lines to read")
 
 
-class ReadTool(Tool[ReadParams]):
+class ReadTool(FileTool[ReadParams]):
     """pi's ``read``."""
 
     name = "read"
     summary = "Read file contents"
     params_model = ReadParams
-
-    def __init__(self, cwd: str, fs: FileSystem) -> None:
-        super().__init__(cwd)
-        self.fs = fs
 
     @property
     def description(self) -> str:

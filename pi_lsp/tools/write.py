@@ -11,9 +11,8 @@ import os
 
 from pydantic import Field
 
-from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback, raise_if_aborted
-from pi_lsp.tools.errors import ToolError, file_error_message, node_error_message
-from pi_lsp.tools.fs import FileSystem
+from pi_lsp.tools.base import ToolResult, UpdateCallback, raise_if_aborted
+from pi_lsp.tools.file_tool import FileTool
 from pi_lsp.tools.params import ToolParams
 from pi_lsp.tools.paths import resolve_to_cwd
 from pi_lsp.tools.truncate import js_len
@@ -26,16 +25,12 @@ class WriteParams(ToolParams):
     content: str = Field(description="Content to write to the file")
 
 
-class WriteTool(Tool[WriteParams]):
+class WriteTool(FileTool[WriteParams]):
     """pi's ``write``."""
 
     name = "write"
     summary = "Create or overwrite files"
     params_model = WriteParams
-
-    def __init__(self, cwd: str, fs: FileSystem) -> None:
-        super().__init__(cwd)
-        self.fs = fs
 
     @property
     def description(self) -> str:
@@ -56,15 +51,11 @@ class WriteTool(Tool[WriteParams]):
         raise_if_aborted(cancel)
         absolute = resolve_to_cwd(params.path, self.cwd)
         parent = os.path.dirname(absolute)
-        try:
+        with self.os_errors("mkdir", parent):
             await self.fs.mkdir(parent)
-        except OSError as exc:
-            raise ToolError(node_error_message(exc, "mkdir", parent)) from None
         raise_if_aborted(cancel)
-        try:
+        with self.os_errors("open", absolute, "write"):
             await self.fs.write_text(absolute, params.content)
-        except OSError as exc:
-            raise ToolError(file_error_message(exc, "open", absolute, "write")) from None
         return ToolResult.of_text(
             f"Successfully wrote {js_len(params.content)} bytes to {params.path}"
         )

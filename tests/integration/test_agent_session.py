@@ -327,3 +327,32 @@ async def test_steering_while_tools_run_and_follow_up(project: Path) -> None:
     users = [t for r, t in roles if r == "user"]
     assert users == ["run both", "use the first result only", "and then summarize"]
     assert roles[-1] == ("assistant", "followed up")
+
+
+async def test_settings_changed_during_a_turn_apply_from_the_next_turn(project: Path) -> None:
+    # The rule (CONTRIBUTING.md, agent_session.py): a run keeps the settings it started with.
+    script = [
+        Turn(error=ScriptError(status=503)),
+        Turn(text="first answer"),
+        Turn(error=ScriptError(status=503)),
+        Turn(text="never sent"),
+    ]
+    with FakeOpenAI(script) as fake:
+        agent, events = await make_agent(project, fake, retry={"baseDelayMs": 300})
+        task = asyncio.ensure_future(agent.prompt("one"))
+        while not any(e["type"] == "auto_retry_start" for e in events):
+            await asyncio.sleep(0.01)
+        agent.use_settings(settings_for(fake, retry={"enabled": False}))
+        assert agent.config.settings.retry.enabled  # not yet: the turn is running
+        await asyncio.wait_for(task, 30)
+        # The running turn retried under its snapshot and got its answer.
+        ends = [e for e in events if e["type"] == "auto_retry_end"]
+        assert [e["success"] for e in ends] == [True]
+        assert len(fake.requests) == 2
+        assert not agent.config.settings.retry.enabled  # applied once the turn ended
+        await agent.prompt("two")
+        # The next turn runs under the new settings: the error is not retried.
+        assert len(fake.requests) == 3
+        assert sum(e["type"] == "auto_retry_start" for e in events) == 1
+    replies = [m for m in agent.store.context().messages if m.get("role") == "assistant"]
+    assert replies[-1]["stopReason"] == "error"

@@ -7,8 +7,38 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pi_lsp"
 LSP_MODULES = ("pygls", "lsprotocol")
-# Only the protocol layer may speak LSP.
-LSP_ALLOWED = ("protocol/", "server.py", "capabilities.py", "bridge/")
+# Only the protocol layer may speak LSP (and the demo's headless editor, a client); the ACP SDK
+# has its own rule below.
+LSP_ALLOWED = ("protocol/", "server.py", "capabilities.py", "bridge/", "demo/headless.py")
+
+# The layers, lowest first (CONTRIBUTING.md): a package may import only packages of a lower
+# rank (and itself). Plain Python at the bottom, the protocol faces above the daemon, the entry
+# points on top. A new package must be given its place here.
+LAYERS = {
+    "__init__": 0,
+    "literals": 0,
+    "bootstrap": 0,
+    "path_rules": 0,
+    "project_trust": 0,
+    "regular_files": 0,
+    "session": 1,
+    "compaction": 2,
+    "context": 2,
+    "tools": 2,
+    "settings": 3,
+    "edits": 3,
+    "agent": 4,
+    "daemon": 5,
+    "bridge": 6,
+    "protocol": 7,
+    "acp": 7,
+    "devtools": 7,
+    "server": 8,
+    "cli": 9,
+    "demo": 9,
+    "schemas_gen": 9,
+    "__main__": 10,
+}
 
 
 def _imports(tree: ast.AST, *, top_level_only: bool) -> list[str]:
@@ -40,6 +70,31 @@ def test_domain_packages_never_import_lsp() -> None:
     assert offenders == []
 
 
+def _package_of(name: str) -> str:
+    """``agent/loop.py`` -> ``agent``; ``server.py`` -> ``server``."""
+    first = name.split("/")[0]
+    return first.removesuffix(".py")
+
+
+def test_every_package_has_a_layer() -> None:
+    assert sorted({_package_of(name) for name, _ in _modules()} - LAYERS.keys()) == []
+
+
+def _upward_imports(modules: list[tuple[str, ast.AST]]) -> list[str]:
+    return [
+        f"{name} imports {module}"
+        for name, tree in modules
+        for module in _imports(tree, top_level_only=False)
+        if module.startswith("pi_lsp.")
+        and (target := module.split(".")[1]) != (source := _package_of(name))
+        and LAYERS.get(target, 99) >= LAYERS.get(source, -1)
+    ]
+
+
+def test_imports_point_down_the_layers() -> None:
+    assert _upward_imports(_modules()) == []
+
+
 def test_litellm_is_never_imported_at_module_level() -> None:
     # litellm costs ~3 s to import: only code paths that call a model may import it, lazily.
     offenders = [
@@ -57,6 +112,11 @@ def test_the_architecture_check_sees_imports() -> None:
     )
     assert _imports(tree, top_level_only=False) == ["pygls.lsp", "lsprotocol", "litellm"]
     assert _imports(tree, top_level_only=True) == ["pygls.lsp", "lsprotocol"]
+    upward = ast.parse("def f():\n    from pi_lsp.daemon.workspaces import Workspaces\n")
+    downward = ast.parse("from pi_lsp.session import SessionStore\n")
+    assert _upward_imports([("agent/x.py", upward), ("agent/y.py", downward)]) == [
+        "agent/x.py imports pi_lsp.daemon.workspaces"
+    ]
 
 
 def test_only_the_acp_face_imports_the_acp_sdk() -> None:

@@ -10,17 +10,11 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from pi_lsp.devtools.builders import usage
 from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback
 from pi_lsp.tools.params import ToolParams
 
-USAGE = {
-    "input": 100,
-    "output": 10,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 110,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
+USAGE = usage(100, 10)
 
 
 @dataclass

@@ -11,12 +11,9 @@ import pytest
 
 from pi_lsp.agent.loop import SKIPPED, LoopHooks, run_loop
 from pi_lsp.agent.queues import MessageQueue, QueueMode
+from pi_lsp.devtools.builders import user
 from pi_lsp.tools import create_tools
 from tests.unit.agent_loop.scripted import Reply, Script, SleepTool, kinds, recorder, tool_map
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
 
 
 def hooks(

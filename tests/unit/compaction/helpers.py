@@ -3,79 +3,31 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.compaction import SummaryRequest
+from pi_lsp.devtools import builders
+from pi_lsp.devtools.builders import USAGE, Clock, assistant, call, counting_uuids, user
 from pi_lsp.session import SessionStore
 
-USAGE = {
-    "input": 10,
-    "output": 5,
-    "cacheRead": 0,
-    "cacheWrite": 0,
-    "totalTokens": 15,
-    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-}
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
-
-
-def assistant(
-    text: str = "ok",
-    *,
-    calls: list[dict[str, Any]] | None = None,
-    stop: str = "stop",
-    total: int = 15,
-    model: str = "claude-sonnet-4-5",
-) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
-    content += [{"type": "toolCall", **call} for call in calls or []]
-    return {
-        "role": "assistant",
-        "content": content,
-        "api": "anthropic-messages",
-        "provider": "anthropic",
-        "model": model,
-        "usage": {**USAGE, "totalTokens": total},
-        "stopReason": stop,
-        "timestamp": 2,
-    }
-
-
-def call(name: str, call_id: str = "c1", **arguments: Any) -> dict[str, Any]:
-    return {"id": call_id, "name": name, "arguments": arguments}
+__all__ = [
+    "USAGE",
+    "Clock",
+    "RecordingModel",
+    "add_turn",
+    "assistant",
+    "call",
+    "counting_uuids",
+    "memory_store",
+    "tool_result",
+    "user",
+]
 
 
 def tool_result(text: str, call_id: str = "c1", name: str = "read") -> dict[str, Any]:
-    return {
-        "role": "toolResult",
-        "toolCallId": call_id,
-        "toolName": name,
-        "content": [{"type": "text", "text": text}],
-        "isError": False,
-        "timestamp": 3,
-    }
-
-
-def counting_uuids() -> Callable[[], str]:
-    counter = itertools.count(1)
-    return lambda: f"{next(counter):08x}-0000-4000-8000-000000000000"
-
-
-class Clock:
-    """Seconds advancing one millisecond per call, so entry timestamps differ."""
-
-    def __init__(self) -> None:
-        self.now = 1_700_000_000.0
-
-    def __call__(self) -> float:
-        self.now += 0.001
-        return self.now
+    return builders.tool_result(call_id, text, name)
 
 
 def memory_store() -> SessionStore:
