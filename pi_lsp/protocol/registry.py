@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import sys
+import uuid
 from typing import Any
 
 from lsprotocol import types as T
@@ -142,6 +143,11 @@ def permission_asker(ctx: ServerContext, session_id: str) -> Any:
     """An asker that sends ``pi/requestPermission`` to the editor."""
 
     async def ask(request: PermissionRequest) -> Decision:
+        """Ask the editor with ``pi/requestPermission``.
+
+        If the question is cancelled (abort, close, shutdown, timeout) the editor is told with
+        ``$/cancelRequest`` for that request, so it can withdraw its prompt.
+        """
         params = {
             "sessionId": session_id,
             "kind": request.kind,
@@ -150,7 +156,13 @@ def permission_asker(ctx: ServerContext, session_id: str) -> Any:
             "detail": request.detail,
             "cwd": request.cwd,
         }
-        answer = await ctx.server.protocol.send_request_async("pi/requestPermission", params)
+        protocol = ctx.server.protocol
+        msg_id = str(uuid.uuid4())
+        try:
+            answer = await protocol.send_request_async("pi/requestPermission", params, msg_id)
+        except asyncio.CancelledError:
+            protocol.notify(T.CANCEL_REQUEST, T.CancelParams(id=msg_id))
+            raise
         decision = (
             answer.get("decision")
             if isinstance(answer, dict)
