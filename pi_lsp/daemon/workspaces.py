@@ -203,12 +203,15 @@ class Workspaces:
                 return live
         if not resolved.is_file():
             raise FileNotFoundError(f"No such session file: {resolved}")
-        workspace = (
-            self.folder(uri)
-            if uri is not None
-            else self._folder_of(SessionStore.open(resolved).cwd)
-        )
-        return await self._live(SessionStore.open(resolved), workspace)
+        named = self.folder(uri) if uri is not None else None
+        # Reading is CPU work proportional to the file (seconds for a big or broken one): a
+        # worker thread does it, so the daemon goes on answering meanwhile.
+        store = await asyncio.to_thread(SessionStore.open, resolved)
+        for live in self.sessions.values():  # opened by a concurrent request meanwhile
+            if live.store.path is not None and live.store.path.resolve() == resolved:
+                store.close()
+                return live
+        return await self._live(store, named or self._folder_of(store.cwd))
 
     def _folder_of(self, cwd: str) -> Workspace:
         for workspace in self.folders.values():

@@ -18,7 +18,7 @@ from pi_lsp.session.context import (
     inherit_settings,
     path_to_root,
 )
-from pi_lsp.session.records import Diagnostic, Record, Settings
+from pi_lsp.session.records import Diagnostic, DiagnosticList, Record, Settings
 from pi_lsp.session.tree import SessionTree, build_tree
 
 
@@ -33,7 +33,7 @@ class SessionIndex:
         self.labels: dict[str, str] = {}
         self.name: str | None = None
         self.has_assistant = False
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[Diagnostic] = DiagnosticList(where)
         self._settings_reliable = True  # false once a duplicate id could leave stale settings
 
     def add_all(self, records: Iterable[Record]) -> None:
