@@ -56,6 +56,8 @@ class FrameParser:
     def __init__(self, max_body: int = MAX_BODY) -> None:
         self.max_body = max_body
         self._buffer = bytearray()
+        self._pos = 0
+        """Where unread bytes start in ``_buffer`` (compacted once per :meth:`feed`)."""
         self._length: int | None = None
         """Body length of the frame whose headers were read; None while reading headers."""
         self._scanning = False
@@ -68,10 +70,13 @@ class FrameParser:
     @property
     def buffered(self) -> int:
         """Bytes received and not yet used."""
-        return len(self._buffer)
+        return len(self._buffer) - self._pos
 
     def feed(self, data: bytes) -> list[Event]:
         """Add bytes; returns every event they complete."""
+        if self._pos:
+            del self._buffer[: self._pos]
+            self._pos = 0
         self._buffer += data
         events: list[Event] = []
         while (event := self._next()) is not None:
@@ -86,32 +91,33 @@ class FrameParser:
         if self._scanning:
             return self._scan()
         if self._length is not None:
-            if len(self._buffer) < self._length:
+            start = self._pos
+            if len(self._buffer) - start < self._length:
                 return None
-            body = bytes(self._buffer[: self._length])
-            del self._buffer[: self._length]
+            self._pos = start + self._length
             self._length = None
-            return self._parse(body)
+            return self._parse(bytes(self._buffer[start : self._pos]), start)
         return self._headers()
 
     def _scan(self) -> object | None:
-        match = _HEADER.search(self._buffer)
+        match = _HEADER.search(self._buffer, self._pos)
         if match is None:
             keep = len(b"content-length:") - 1
-            del self._buffer[: max(0, len(self._buffer) - keep)]
+            self._pos = max(self._pos, len(self._buffer) - keep)
             return None
-        del self._buffer[: match.start()]
+        self._pos = match.start()
         self._scanning = False
         return _MORE
 
     def _skip_http_headers(self) -> object | None:
         """Drop an HTTP request's header lines, up to and including the blank line."""
-        ends = [(f, len(e)) for e in (b"\n\r\n", b"\n\n") if (f := self._buffer.find(e)) >= 0]
+        buffer, pos = self._buffer, self._pos
+        ends = [(f, len(e)) for e in (b"\n\r\n", b"\n\n") if (f := buffer.find(e, pos)) >= 0]
         if not ends:
-            del self._buffer[: max(0, len(self._buffer) - 2)]
+            self._pos = max(pos, len(buffer) - 2)
             return None
         found, size = min(ends)
-        del self._buffer[: found + size]
+        self._pos = found + size
         self._http = False
         return _MORE
 
@@ -122,7 +128,7 @@ class FrameParser:
         resynchronising is text inside a skipped body that happens to say ``Content-Length:``:
         not reported again.
         """
-        del self._buffer[:1]
+        self._pos += 1
         self._scanning = True
         if self._quiet and not framed:
             return _MORE
@@ -130,25 +136,31 @@ class FrameParser:
         return BadFrame(reason)
 
     def _headers(self) -> Event | object | None:
-        while self._buffer[:2] == b"\r\n" or self._buffer[:1] == b"\n":  # blank lines between
-            del self._buffer[: 2 if self._buffer[:1] == b"\r" else 1]
-        end = self._buffer.find(b"\n\r\n")
-        end_lf = self._buffer.find(b"\n\n")
+        buffer = self._buffer
+        while buffer[self._pos : self._pos + 1] == b"\n" or (
+            buffer[self._pos : self._pos + 2] == b"\r\n"
+        ):  # blank lines between frames
+            self._pos += 1 if buffer[self._pos] == 0x0A else 2
+        pos = self._pos
+        limit = pos + MAX_HEADER_BLOCK + 3
+        end = buffer.find(b"\n\r\n", pos, limit)
+        end_lf = buffer.find(b"\n\n", pos, end + 2 if end >= 0 else limit)  # only if earlier
         ends = [e for e in (end, end_lf) if e >= 0]
         if not ends:
-            if len(self._buffer) > MAX_HEADER_BLOCK:
+            if len(buffer) - pos > MAX_HEADER_BLOCK:
                 return self._bad("header block too long or not a header")
-            first_line = bytes(self._buffer).split(b"\n", 1)
-            if len(first_line) == 2 and _HTTP_REQUEST.match(first_line[0]):
-                return self._http_request(first_line[0])
-            if len(first_line) == 2 and not _FIELD.match(first_line[0]):
-                return self._bad(f"not a header line: {_show(first_line[0])}")
+            newline = buffer.find(b"\n", pos, limit)
+            first = bytes(buffer[pos:newline]) if newline >= 0 else None
+            if first is not None and _HTTP_REQUEST.match(first):
+                return self._http_request(first)
+            if first is not None and not _FIELD.match(first):
+                return self._bad(f"not a header line: {_show(first)}")
             return None
         stop = min(ends)
-        size = stop + (3 if stop == end else 2)
+        size = stop - pos + (3 if stop == end else 2)
         if size > MAX_HEADER_BLOCK:
             return self._bad("header block too long")
-        lines = bytes(self._buffer[:stop]).split(b"\n")
+        lines = bytes(buffer[pos:stop]).split(b"\n")
         if _HTTP_REQUEST.match(lines[0]):
             return self._http_request(lines[0])
         length: int | None = None
@@ -168,24 +180,24 @@ class FrameParser:
             return self._bad(
                 f"message too large ({length} bytes, limit {self.max_body})", framed=True
             )
-        del self._buffer[:size]
+        self._pos = pos + size
         self._length = length
         self._quiet = False
         return _MORE
 
     def _http_request(self, line: bytes) -> HttpRequest:
         """Skip the request's headers (its ``Content-Length`` must not frame a message)."""
-        del self._buffer[: len(line)]  # the newline stays: the header block starts with it
+        self._pos += len(line)  # the newline stays: the header block starts with it
         self._http = True
         self._scanning = self._quiet = True
         return HttpRequest(_show(line))
 
-    def _parse(self, body: bytes) -> Event:
+    def _parse(self, body: bytes, start: int) -> Event:
         try:
             return Message(json.loads(body))
         except (ValueError, RecursionError) as exc:
             # A wrong Content-Length swallowed (part of) the next frame: look for it inside.
-            self._buffer[:0] = body[1:]
+            self._pos = start + 1
             self._scanning = self._quiet = True
             return BadFrame(f"body is not JSON: {_show(str(exc).encode())}")
 
