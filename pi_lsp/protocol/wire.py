@@ -106,6 +106,8 @@ class PiProtocol(LanguageServerProtocol):
                 problem = str(exc.__cause__ or exc) or type(exc).__name__
                 self._refuse(checked["id"], -32602, short(f"Invalid params: {problem}", 1000))
             return
+        if checked.get("method") == T.INITIALIZE:
+            self.initialize_seen = True  # only once its params could be read
         self.handle_message(message)
 
     def _lifecycle_refusal(self, message: dict[str, Any]) -> bool:
@@ -119,9 +121,7 @@ class PiProtocol(LanguageServerProtocol):
                 text = "Invalid Request: the server is shutting down (only exit is accepted)"
                 self._refuse(message["id"], envelope.INVALID_REQUEST, text)
             return True
-        if method == T.INITIALIZE:
-            self.initialize_seen = True
-        elif not self.initialize_seen:
+        if method != T.INITIALIZE and not self.initialize_seen:
             if is_request:
                 text = f"Server not initialized: send initialize before {short(method)}"
                 self._refuse(message["id"], envelope.SERVER_NOT_INITIALIZED, text)
