@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.protocol import envelope
-from pi_lsp.protocol.framing import Event, FrameParser, HttpRequest, Message
+from pi_lsp.protocol.framing import MAX_BODY, Event, FrameParser, HttpRequest, Message
 from pi_lsp.protocol.transport import CHUNK, pump
 from pi_lsp.protocol.wire import PiProtocol
 from pi_lsp.session.jsonl import dumps
@@ -38,6 +38,8 @@ TOKEN_ENV = "PI_LSP_TOKEN"
 MIN_TOKEN = 16
 FIRST_MESSAGE_TIMEOUT = 10.0
 """Seconds a new connection has to send its ``initialize``."""
+MAX_FIRST_MESSAGE = 1024 * 1024
+"""Bytes an unauthenticated ``initialize`` may have (an unknown client buffers no more)."""
 BUSY = "Invalid Request: another editor is connected to this daemon (it serves one)"
 HTTP_FORBIDDEN = (
     b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 46\r\n"
@@ -108,7 +110,7 @@ class TcpServer:
     ) -> None:
         if self._busy():
             return self._refuse(writer, None, envelope.INVALID_REQUEST, BUSY)
-        parser = FrameParser()
+        parser = FrameParser(max_body=MAX_FIRST_MESSAGE)
         events: list[Event] = []
         try:
             async with asyncio.timeout(FIRST_MESSAGE_TIMEOUT):
@@ -131,6 +133,7 @@ class TcpServer:
         if self._busy():  # another connection authenticated while this one was read
             return self._refuse(writer, None, envelope.INVALID_REQUEST, BUSY)
         self.client = writer
+        parser.max_body = MAX_BODY
         self.protocol.set_writer(writer)
         if self.token_file is not None:  # used: nobody else can connect while this editor is
             with contextlib.suppress(OSError):

@@ -167,6 +167,9 @@ def test_transport_rules_are_documented_as_the_code_has_them() -> None:
     assert f"**`{tcp.TOKEN_ENV}`**" in tcp_section
     assert "**`initializationOptions.authToken`**" in tcp_section
     assert f"at least {tcp.MIN_TOKEN} characters" in tcp_section
-    assert f"within {int(tcp.FIRST_MESSAGE_TIMEOUT)} s" in tcp_section
+    limit = (
+        f"within {int(tcp.FIRST_MESSAGE_TIMEOUT)} s and at most {tcp.MAX_FIRST_MESSAGE >> 20} MiB"
+    )
+    assert limit in tcp_section
     assert str(tcp.token_path(Path("<agentDir>"), 0)).replace("tcp-0", "tcp-<PORT>") in tcp_section
     assert f"at most {envelope.MAX_METHOD_ECHO} characters" in section
