@@ -43,25 +43,33 @@ def _event(kind: str) -> Any:
     return lambda m: m.get("method") == "pi/event" and m["params"]["event"]["type"] == kind
 
 
+def _asked(
+    daemon: StdioDaemon, root: Path, fake: FakeOpenAI, timeout_ms: int
+) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
+    """A session whose turn waits on a permission prompt: its id, the messages, the prompt."""
+    options = {
+        "apiBase": fake.base_url,
+        "defaultModel": "openai/fake-model",
+        "models": {"openai/fake-model": {"contextWindow": 100_000}},
+        "permissions": {"bash": "ask", "timeoutMs": timeout_ms},
+    }
+    daemon.send(initialize(0, root, pi=options))
+    daemon.answer(0)
+    daemon.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    daemon.send(request(1, "pi/session/new", {}))
+    session = daemon.answer(1)["result"]["sessionId"]
+    daemon.send(request(2, "pi/session/prompt", {"sessionId": session, "text": "touch it"}))
+    seen: list[dict[str, Any]] = []
+    ask = _wait_for(daemon, seen, lambda m: m.get("method") == "pi/requestPermission")
+    return session, seen, ask
+
+
 @pytest.mark.parametrize("method", ["pi/session/abort", "pi/session/close", "shutdown"])
 def test_an_open_prompt_is_withdrawn_and_the_request_answered(method: str, tmp_path: Path) -> None:
     root = tmp_path / "project"
     root.mkdir()
     with FakeOpenAI(SCRIPT) as fake, stdio_daemon(tmp_path) as daemon:
-        options = {
-            "apiBase": fake.base_url,
-            "defaultModel": "openai/fake-model",
-            "models": {"openai/fake-model": {"contextWindow": 100_000}},
-            "permissions": {"bash": "ask", "timeoutMs": 600_000},
-        }
-        daemon.send(initialize(0, root, pi=options))
-        daemon.answer(0)
-        daemon.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        daemon.send(request(1, "pi/session/new", {}))
-        session = daemon.answer(1)["result"]["sessionId"]
-        daemon.send(request(2, "pi/session/prompt", {"sessionId": session, "text": "touch it"}))
-        seen: list[dict[str, Any]] = []
-        ask = _wait_for(daemon, seen, lambda m: m.get("method") == "pi/requestPermission")
+        session, seen, ask = _asked(daemon, root, fake, 600_000)
 
         params = {} if method == "shutdown" else {"sessionId": session}
         daemon.send(request(3, method, params))
@@ -81,3 +89,16 @@ def test_an_open_prompt_is_withdrawn_and_the_request_answered(method: str, tmp_p
             daemon.send({"jsonrpc": "2.0", "method": "exit"})
             assert daemon.process.wait(TIMEOUT) == 0
         assert not (root / "ran").exists(), "the command ran without a yes"
+
+
+def test_a_prompt_that_times_out_is_withdrawn_too(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    with FakeOpenAI(SCRIPT) as fake, stdio_daemon(tmp_path) as daemon:
+        _session, seen, ask = _asked(daemon, root, fake, 300)
+        cancel = _wait_for(daemon, seen, lambda m: m.get("method") == "$/cancelRequest")
+        assert cancel["params"] == {"id": ask["id"]}
+        end = _wait_for(daemon, seen, _event("tool_execution_end"))["params"]["event"]
+        assert end["isError"] is True and "did not allow" in end["result"]["content"][0]["text"]
+        _wait_for(daemon, seen, _event("agent_end"))
+    assert not (root / "ran").exists()
