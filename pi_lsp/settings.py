@@ -16,30 +16,13 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pi_lsp.compaction.models import BranchSummarySettings, CompactionSettings
+from pi_lsp.literals import EditMode, QueueMode, ThinkingLevel
 from pi_lsp.session.paths import agent_dir
-
-QueueMode = Literal["all", "one-at-a-time"]
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class CompactionSettings(_Section):
-    """When and how much history is folded into a summary (spec 6.1)."""
-
-    enabled: bool = True
-    reserveTokens: int = Field(default=16384, ge=0)
-    """Tokens kept free for the reply; compaction triggers above ``window - reserveTokens``."""
-    keepRecentTokens: int = Field(default=20000, ge=0)
-    """Recent history kept verbatim after a compaction."""
-
-
-class BranchSummarySettings(_Section):
-    """Branch summaries when leaving a branch (spec 7.3)."""
-
-    reserveTokens: int = Field(default=16384, ge=0)
-    skipPrompt: bool = False
 
 
 class RetrySettings(_Section):
@@ -95,7 +78,7 @@ class Settings(_Section):
     defaultProvider: str | None = None
     defaultModel: str | None = None
     """``model`` or ``provider/model``; with ``defaultProvider`` when it has no slash."""
-    defaultThinkingLevel: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    defaultThinkingLevel: ThinkingLevel | None = None
     shellPath: str | None = None
     shellCommandPrefix: str | None = None
     thinkingBudgets: dict[str, int] | None = None
@@ -103,7 +86,7 @@ class Settings(_Section):
     """Per ``provider/model`` overrides, e.g. the context window of a local model."""
     apiBase: str | None = None
     """Endpoint for the default provider; otherwise litellm's environment variables apply."""
-    editMode: Literal["editor", "disk"] = "editor"
+    editMode: EditMode = "editor"
     """``editor``: edits to files open in the editor go through it (undoable, unsaved);
     ``disk``: always write files directly."""
     permissions: PermissionSettings = PermissionSettings()
@@ -128,22 +111,23 @@ def _validated(model: type[M], data: Mapping[str, Any], where: str, problems: li
     """``model`` built from ``data`` field by field; a bad field falls back to its default."""
     values: dict[str, Any] = {}
     for name, field in model.model_fields.items():
-        if name not in data:
+        key = field.alias or name  # the file's spelling (pi's camelCase)
+        if key not in data:
             continue
-        raw = data[name]
+        raw = data[key]
         annotation = field.annotation
         nested = isinstance(annotation, type) and issubclass(annotation, BaseModel)
         if nested and isinstance(raw, dict):
             assert isinstance(annotation, type) and issubclass(annotation, BaseModel)
-            values[name] = _validated(annotation, raw, f"{where}{name}.", problems)
+            values[name] = _validated(annotation, raw, f"{where}{key}.", problems)
             continue
         try:  # validate this one field, every other one at its default
-            values[name] = getattr(model.model_validate({name: raw}), name)
+            values[name] = getattr(model.model_validate({key: raw}), name)
         except ValidationError as exc:
             detail = exc.errors()[0]["msg"]
             default = field.get_default(call_default_factory=True)
-            shown = default.model_dump() if isinstance(default, BaseModel) else default
-            problems.append(f"{where}{name}: {detail}; using {json.dumps(shown)}")
+            shown = default.model_dump(by_alias=True) if isinstance(default, BaseModel) else default
+            problems.append(f"{where}{key}: {detail}; using {json.dumps(shown)}")
     return model(**values)
 
 

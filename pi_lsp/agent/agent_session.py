@@ -25,7 +25,6 @@ from pi_lsp.agent.queues import MessageQueue
 from pi_lsp.agent.stream import Endpoint, ModelRequest
 from pi_lsp.agent.thinking import ThinkingLevel, clamp_thinking_level
 from pi_lsp.compaction import (
-    BranchSummarySettings,
     CompactionResult,
     NavigationResult,
     SummaryModel,
@@ -35,6 +34,7 @@ from pi_lsp.compaction import (
     navigate_tree,
 )
 from pi_lsp.compaction.models import CompactionSettings, ContextUsage
+from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session import ABSENT, SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.settings import Settings
@@ -139,7 +139,11 @@ class AgentSession:
     # ----------------------------------------------------------------- driving
 
     async def prompt(
-        self, text: str, images: Sequence[JsonObject] = (), *, streaming_behavior: str | None = None
+        self,
+        text: str,
+        images: Sequence[JsonObject] = (),
+        *,
+        streaming_behavior: StreamingBehavior | None = None,
     ) -> None:
         """Run a prompt to the end (tools, retries, compaction included).
 
@@ -215,9 +219,7 @@ class AgentSession:
             target_id,
             model=self.config.summary_model(model, self._abort) if model else None,
             summarize=summarize,
-            settings=BranchSummarySettings.model_validate(
-                self.config.settings.branchSummary.model_dump()
-            ),
+            settings=self.config.settings.branchSummary,
             focus=focus,
             label=label,
             counter=self.config.counter,
@@ -248,8 +250,8 @@ class AgentSession:
         return self.model
 
     def compaction_settings(self) -> CompactionSettings:
-        """The compaction settings in the compaction package's own model."""
-        return CompactionSettings.model_validate(self.config.settings.compaction.model_dump())
+        """The compaction settings in force (``settings.compaction``)."""
+        return self.config.settings.compaction
 
     async def _exclusive(self, work: Any) -> None:
         self._idle.clear()

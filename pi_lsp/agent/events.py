@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pi_lsp.literals import CompactionReason
 from pi_lsp.session.jsonl import JsonObject
 
 
@@ -104,7 +105,7 @@ class AutoCompactionStart(_Event):
     """Compaction started by itself: the context passed the threshold or overflowed."""
 
     type: Literal["auto_compaction_start"]
-    reason: Literal["threshold", "overflow"]
+    reason: CompactionReason
 
 
 class AutoCompactionEnd(_Event):

@@ -9,12 +9,13 @@ the session file on a side branch: the leaf moves back to its parent before the 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from pi_lsp.agent.events import event
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.recovery import after_error, usage_tokens
 from pi_lsp.compaction import compact, should_compact, usage_known
+from pi_lsp.literals import CompactionReason
 from pi_lsp.session.jsonl import JsonObject
 
 if TYPE_CHECKING:
@@ -136,9 +137,7 @@ class Maintenance:
             return False
         return await self.auto_compact("threshold", will_retry=False)
 
-    async def auto_compact(
-        self, reason: Literal["threshold", "overflow"], *, will_retry: bool
-    ) -> bool:
+    async def auto_compact(self, reason: CompactionReason, *, will_retry: bool) -> bool:
         """Compact with ``auto_compaction_start``/``_end`` events; True when it worked."""
         agent = self.agent
         agent.emit(event("auto_compaction_start", reason=reason))

@@ -13,22 +13,20 @@ import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from pi_lsp.literals import PermissionDecision, PermissionKind
 from pi_lsp.settings import PermissionSettings
 from pi_lsp.tools.paths import resolve_to_cwd
 
 logger = logging.getLogger(__name__)
-
-Kind = Literal["bash", "writeOutsideWorkspace"]
-Decision = Literal["allowOnce", "allowSession", "deny"]
 
 
 @dataclass(frozen=True, slots=True)
 class PermissionRequest:
     """What the agent wants to do."""
 
-    kind: Kind
+    kind: PermissionKind
     tool_name: str
     tool_call_id: str
     detail: str
@@ -36,7 +34,7 @@ class PermissionRequest:
     cwd: str
 
 
-Asker = Callable[[PermissionRequest], Awaitable[Decision]]
+Asker = Callable[[PermissionRequest], Awaitable[PermissionDecision]]
 
 
 @dataclass
@@ -47,7 +45,7 @@ class PermissionGate:
     roots: Sequence[str]
     """Workspace folders; writes inside them need no permission."""
     ask: Asker | None = None
-    granted: set[Kind] = field(default_factory=set)
+    granted: set[PermissionKind] = field(default_factory=set)
 
     async def check(self, name: str, call_id: str, args: Mapping[str, Any], cwd: str) -> str | None:
         """None when the call may run, else the refusal text for its error result."""
@@ -79,7 +77,7 @@ class PermissionGate:
                 return PermissionRequest("writeOutsideWorkspace", name, call_id, target, cwd)
         return None
 
-    async def _ask(self, request: PermissionRequest) -> Decision:
+    async def _ask(self, request: PermissionRequest) -> PermissionDecision:
         if self.ask is None:
             return "deny"
         try:

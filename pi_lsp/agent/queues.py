@@ -8,11 +8,9 @@ one message; in ``all`` mode it takes everything queued.
 from __future__ import annotations
 
 from collections import deque
-from typing import Literal
 
+from pi_lsp.literals import QueueMode as QueueMode
 from pi_lsp.session.jsonl import JsonObject
-
-QueueMode = Literal["all", "one-at-a-time"]
 
 
 class MessageQueue:

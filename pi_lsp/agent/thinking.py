@@ -1,23 +1,21 @@
 """Thinking levels: which a model offers, pi's clamping, and the litellm parameters for each.
 
-pi's levels are ``off, minimal, low, medium, high, xhigh``. A model without reasoning offers only
-``off``; ``xhigh`` only where supported. A level the model lacks is clamped upwards first, then
-downwards (pi's ``_clampThinkingLevel``). Anthropic gets explicit thinking budgets with pi's
-defaults (litellm's own ``reasoning_effort`` budgets are smaller); every other provider gets
-litellm's ``reasoning_effort``. Pure: callers pass a resolved
-:class:`~pi_lsp.agent.models.ModelInfo`.
+pi's levels (defined in :mod:`pi_lsp.literals`) are ``off, minimal, low, medium, high,
+xhigh``. A model without reasoning offers only ``off``; ``xhigh`` only where supported. A level
+the model lacks is clamped upwards first, then downwards (pi's ``_clampThinkingLevel``).
+Anthropic gets explicit thinking budgets with pi's defaults (litellm's own ``reasoning_effort``
+budgets are smaller); every other provider gets litellm's ``reasoning_effort``. Pure: callers
+pass a resolved :class:`~pi_lsp.agent.models.ModelInfo`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, get_args
+from typing import Any
 
 from pi_lsp.agent.models import ModelInfo
-
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-THINKING_LEVELS: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel)
-"""Every level, weakest first."""
+from pi_lsp.literals import THINKING_LEVELS as THINKING_LEVELS
+from pi_lsp.literals import ThinkingLevel as ThinkingLevel
 
 DEFAULT_THINKING_BUDGETS: Mapping[str, int] = {
     "minimal": 1024,

@@ -19,8 +19,18 @@ from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.thinking import ThinkingLevel, available_thinking_levels
 from pi_lsp.compaction import CompactionResult
+from pi_lsp.daemon.results import (
+    AbortResult,
+    BranchResult,
+    LabelResult,
+    ModelState,
+    PromptResult,
+    QueueResult,
+    SessionState,
+)
 from pi_lsp.daemon.tree_view import TreeView
 from pi_lsp.daemon.turn_lock import TurnLock
+from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session.jsonl import JsonObject, dumps
 from pi_lsp.session.records import Record
 from pi_lsp.settings import Settings
@@ -98,32 +108,31 @@ class LiveSession:
         """The session's state (``pi/session/state``)."""
         agent, store = self.agent, self.store
         model = agent.model
-        usage = agent.context_usage()
-        return {
-            "sessionId": self.id,
-            "sessionFile": str(store.path) if store.path else None,
-            "sessionName": store.session_name,
-            "cwd": store.cwd,
-            "folder": self.folder,
-            "model": None
+        return SessionState(
+            sessionId=self.id,
+            sessionFile=str(store.path) if store.path else None,
+            sessionName=store.session_name,
+            cwd=store.cwd,
+            folder=self.folder,
+            model=None
             if model is None
-            else {
-                "provider": model.ref.provider,
-                "modelId": model.ref.model_id,
-                "contextWindow": model.context_window,
-                "reasoning": model.reasoning,
-            },
-            "thinkingLevel": agent.thinking_level,
-            "availableThinkingLevels": list(available_thinking_levels(model)) if model else ["off"],
-            "leafId": store.leaf_id,
-            "isStreaming": agent.is_streaming,
-            "isCompacting": agent.compacting,
-            "steeringQueue": agent.steering.texts(),
-            "followUpQueue": agent.follow_ups.texts(),
-            "contextUsage": None if usage is None else usage.model_dump(by_alias=True),
-            "entryCount": store.entry_count,
-            "lastSeq": self.seq,
-        }
+            else ModelState(
+                provider=model.ref.provider,
+                modelId=model.ref.model_id,
+                contextWindow=model.context_window,
+                reasoning=model.reasoning,
+            ),
+            thinkingLevel=agent.thinking_level,
+            availableThinkingLevels=list(available_thinking_levels(model)) if model else ["off"],
+            leafId=store.leaf_id,
+            isStreaming=agent.is_streaming,
+            isCompacting=agent.compacting,
+            steeringQueue=agent.steering.texts(),
+            followUpQueue=agent.follow_ups.texts(),
+            contextUsage=agent.context_usage(),
+            entryCount=store.entry_count,
+            lastSeq=self.seq,
+        ).model_dump(by_alias=True)
 
     def tree_json(self) -> bytes:
         """``pi/session/tree`` result as JSON bytes (see :class:`TreeView`)."""
@@ -151,13 +160,16 @@ class LiveSession:
     # ----------------------------------------------------------------- writing
 
     async def prompt(
-        self, text: str, images: Sequence[JsonObject] = (), streaming_behavior: str | None = None
+        self,
+        text: str,
+        images: Sequence[JsonObject] = (),
+        streaming_behavior: StreamingBehavior | None = None,
     ) -> JsonObject:
         """Start a turn; returns once the user message is stored, with its entry id."""
         if self.agent.is_streaming:
             await self.agent.prompt(text, images, streaming_behavior=streaming_behavior)
             self.state_changed()
-            return {"queued": True, "userEntryId": None}
+            return PromptResult(queued=True, userEntryId=None).model_dump()
         self.lock.acquire()
         try:
             self.store.refresh()
@@ -179,7 +191,7 @@ class LiveSession:
         waiting: set[asyncio.Future[Any]] = {stored, run}
         done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         if stored in done:
-            return {"queued": False, "userEntryId": stored.result()}
+            return PromptResult(queued=False, userEntryId=stored.result()).model_dump()
         stored.cancel()
         run.result()  # raises what stopped the prompt before the user message was stored
         raise RuntimeError("the prompt ended before its message was stored")
@@ -199,7 +211,7 @@ class LiveSession:
         else:
             self.agent.follow_up(text, images)
         self.state_changed()
-        return {"queued": True}
+        return QueueResult(queued=True).model_dump()
 
     async def abort(self) -> JsonObject:
         """Stop the turn; queued messages are dropped and their texts returned."""
@@ -210,7 +222,7 @@ class LiveSession:
         if self._run is not None:
             with contextlib.suppress(BaseException):
                 await self._run
-        return {"queuedTexts": texts}
+        return AbortResult(queuedTexts=texts).model_dump()
 
     async def compact(self, focus: str | None) -> CompactionResult:
         """Manual compaction, announced as ``compaction_start``/``compaction_end`` events."""
@@ -237,18 +249,18 @@ class LiveSession:
             result = await self.agent.navigate(
                 entry_id, summarize=summarize, focus=focus, label=label
             )
-        return {
-            "leafId": result.leaf_id,
-            "editorText": result.editor_text,
-            "summaryEntryId": result.summary_entry_id,
-            "moved": result.moved,
-        }
+        return BranchResult(
+            leafId=result.leaf_id,
+            editorText=result.editor_text,
+            summaryEntryId=result.summary_entry_id,
+            moved=result.moved,
+        ).model_dump()
 
     def label(self, entry_id: str, label: str | None) -> JsonObject:
         """Set or clear a bookmark."""
         with self._writing():
             label_id = self.store.append_label(entry_id, label or None)
-        return {"labelEntryId": label_id}
+        return LabelResult(labelEntryId=label_id).model_dump()
 
     def rename(self, name: str) -> JsonObject:
         """Name the session."""

@@ -10,13 +10,11 @@ and its tests never import pygls or lsprotocol.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Protocol
 
 from pi_lsp.edits.diff import Edit
 from pi_lsp.edits.positions import PositionEncoding
-
-EditMode = Literal["editor", "disk"]
-"""Where ``write``/``edit`` go for files the editor has open: its buffers, or the disk."""
+from pi_lsp.literals import EditMode as EditMode
 
 
 @dataclass(frozen=True, slots=True)

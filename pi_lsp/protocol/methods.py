@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from pi_lsp.compaction.models import CompactionResult
+from pi_lsp.daemon import results as r
 from pi_lsp.daemon.models_list import available_models
 from pi_lsp.protocol import payloads as p
 from pi_lsp.protocol.context import ServerContext
@@ -144,14 +145,14 @@ METHODS = [
     Method(
         "pi/session/new",
         p.FolderParams,
-        p.SessionState,
+        r.SessionState,
         _new_session,
         "Start a new session in a folder.",
     ),
     Method(
         "pi/session/open",
         p.OpenParams,
-        p.SessionState,
+        r.SessionState,
         _open_session,
         "Open a session file (pi's or pi_lsp's).",
     ),
@@ -165,14 +166,14 @@ METHODS = [
     Method(
         "pi/session/state",
         p.SessionParams,
-        p.SessionState,
+        r.SessionState,
         _state,
         "Model, thinking level, leaf, streaming, queues, context usage.",
     ),
     Method(
         "pi/session/rename",
         p.RenameParams,
-        p.SessionState,
+        r.SessionState,
         _rename,
         "Name the session.",
     ),
@@ -193,35 +194,35 @@ METHODS = [
     Method(
         "pi/session/prompt",
         p.PromptParams,
-        p.PromptResult,
+        r.PromptResult,
         _prompt,
         "Start a turn; answered once the user message is stored.",
     ),
     Method(
         "pi/session/steer",
         p.QueueParams,
-        p.QueueResult,
+        r.QueueResult,
         _steer,
         "Queue a message delivered before the next model call.",
     ),
     Method(
         "pi/session/followUp",
         p.QueueParams,
-        p.QueueResult,
+        r.QueueResult,
         _follow_up,
         "Queue a message delivered when the agent would stop.",
     ),
     Method(
         "pi/session/abort",
         p.SessionParams,
-        p.AbortResult,
+        r.AbortResult,
         _abort,
         "Stop the running turn.",
     ),
     Method(
         "pi/session/branch",
         p.BranchParams,
-        p.BranchResult,
+        r.BranchResult,
         _branch,
         "Move to any entry, optionally summarizing the branch left.",
     ),
@@ -235,7 +236,7 @@ METHODS = [
     Method(
         "pi/session/label",
         p.LabelParams,
-        p.LabelResult,
+        r.LabelResult,
         _label,
         "Set or clear an entry's bookmark.",
     ),
@@ -256,14 +257,14 @@ METHODS = [
     Method(
         "pi/session/setModel",
         p.SetModelParams,
-        p.SessionState,
+        r.SessionState,
         _set_model,
         "Switch the model (a model_change entry).",
     ),
     Method(
         "pi/session/setThinkingLevel",
         p.SetThinkingParams,
-        p.SessionState,
+        r.SessionState,
         _set_thinking,
         "Change the thinking level.",
     ),

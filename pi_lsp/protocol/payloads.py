@@ -2,7 +2,8 @@
 
 They validate what editors send (a bad field is a ``-32602`` error naming it), document every
 field, and generate ``schemas/`` and ``docs/protocol.md``'s tables. Field names are camelCase,
-as LSP's own are.
+as LSP's own are. The results an open session builds (its state, prompt and queue answers…)
+live with it in :mod:`pi_lsp.daemon.results`.
 """
 
 from __future__ import annotations
@@ -13,19 +14,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pi_lsp.agent import events as agent_events
 from pi_lsp.compaction.models import CompactionResult
+from pi_lsp.daemon.results import Result as _Result
+from pi_lsp.daemon.results import SessionState
+from pi_lsp.literals import PermissionDecision, PermissionKind, StreamingBehavior, ThinkingLevel
 from pi_lsp.session.entries import SessionEntry
 from pi_lsp.session.wire import SessionInfo
 
 
 class _Params(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class _Result(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-ThinkingLevelName = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 
 
 # ----------------------------------------------------------------- params
@@ -70,7 +67,7 @@ class PromptParams(SessionParams):
 
     text: str
     images: list[ImageIn] = []
-    streamingBehavior: Literal["steer", "followUp"] | None = None
+    streamingBehavior: StreamingBehavior | None = None
 
 
 class QueueParams(SessionParams):
@@ -121,49 +118,10 @@ class SetModelParams(SessionParams):
 class SetThinkingParams(SessionParams):
     """Change the thinking level (clamped to what the model offers)."""
 
-    level: ThinkingLevelName
+    level: ThinkingLevel
 
 
 # ----------------------------------------------------------------- results
-
-
-class ModelState(_Result):
-    """The model a session uses."""
-
-    provider: str
-    modelId: str
-    contextWindow: int
-    reasoning: bool
-
-
-class ContextUsageOut(_Result):
-    """How full the window is; ``tokens`` is null right after a compaction."""
-
-    tokens: int | None
-    contextWindow: int
-    percent: float | None
-
-
-class SessionState(_Result):
-    """Everything an editor shows about a session."""
-
-    sessionId: str
-    sessionFile: str | None
-    sessionName: str | None
-    cwd: str
-    folder: str
-    model: ModelState | None
-    thinkingLevel: str
-    availableThinkingLevels: list[str]
-    leafId: str | None
-    isStreaming: bool
-    isCompacting: bool
-    steeringQueue: list[str]
-    followUpQueue: list[str]
-    contextUsage: ContextUsageOut | None
-    entryCount: int
-    lastSeq: int
-    """Sequence number of the last event sent for this session."""
 
 
 class SessionList(_Result):
@@ -209,46 +167,11 @@ class MessagesResult(_Result):
     entries: list[SessionEntry]
 
 
-class PromptResult(_Result):
-    """Acknowledges a prompt: the stored user entry, or that it was queued."""
-
-    queued: bool
-    userEntryId: str | None
-
-
-class QueueResult(_Result):
-    """The message was queued."""
-
-    queued: bool
-
-
-class AbortResult(_Result):
-    """The turn stopped; these queued messages were dropped (to put back in the editor)."""
-
-    queuedTexts: list[str]
-
-
-class BranchResult(_Result):
-    """Where the leaf is now."""
-
-    leafId: str | None
-    editorText: str | None
-    """Text of the user message navigated to, for editing and resending."""
-    summaryEntryId: str | None
-    moved: bool
-
-
 class ForkResult(_Result):
     """The new session file and, for a user-message target, its text."""
 
     session: SessionState
     editorText: str | None
-
-
-class LabelResult(_Result):
-    """The label entry written."""
-
-    labelEntryId: str
 
 
 class ModelInfoOut(_Result):
@@ -362,7 +285,7 @@ class PermissionRequestParams(_Result):
     """``pi/requestPermission`` (server to client): may the agent do this?"""
 
     sessionId: str
-    kind: Literal["bash", "writeOutsideWorkspace"]
+    kind: PermissionKind
     toolName: str
     toolCallId: str
     detail: str
@@ -373,7 +296,7 @@ class PermissionRequestParams(_Result):
 class PermissionResult(_Result):
     """The user's answer; anything else (or no answer in time) denies."""
 
-    decision: Literal["allowOnce", "allowSession", "deny"]
+    decision: PermissionDecision
 
 
 def schema_models() -> dict[str, Any]:

@@ -18,8 +18,9 @@ from lsprotocol import types as T
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
-from pi_lsp.agent.permissions import Decision, PermissionRequest
+from pi_lsp.agent.permissions import PermissionRequest
 from pi_lsp.bridge import use_lsp_line_breaks
+from pi_lsp.literals import PermissionDecision
 from pi_lsp.protocol.context import ServerContext
 from pi_lsp.protocol.errors import as_rpc_error, bounded, invalid_params, not_unicode
 from pi_lsp.protocol.methods import METHODS, Method
@@ -142,7 +143,7 @@ async def _prewarm() -> None:
 def permission_asker(ctx: ServerContext, session_id: str) -> Any:
     """An asker that sends ``pi/requestPermission`` to the editor."""
 
-    async def ask(request: PermissionRequest) -> Decision:
+    async def ask(request: PermissionRequest) -> PermissionDecision:
         """Ask the editor with ``pi/requestPermission``.
 
         If the question is cancelled (abort, close, shutdown, timeout) the editor is told with

@@ -16,8 +16,6 @@ from pi_lsp.session.messages import StoredMessage, UserBlock
 CURRENT_VERSION = 3
 """Version pi v0.58.3 writes; older files are migrated on load (spec §1.7)."""
 
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-
 
 class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")

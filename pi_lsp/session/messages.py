@@ -2,14 +2,16 @@
 
 These models are the schema: they validate what pi_lsp writes, generate ``schemas/`` and document
 every field. Loaded entries are *not* converted into them (the store keeps parsed JSON so unknown
-fields survive, D1); a foreign field is always allowed (``extra="allow"``).
+fields survive, D1); a foreign field is always allowed (``extra="allow"``). The content blocks
+are TypedDicts over that plain JSON, so tools build the same dicts the schema describes.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, with_config
+from typing_extensions import TypedDict
 
 
 class _Open(BaseModel):
@@ -18,12 +20,13 @@ class _Open(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class TextContent(_Open):
+@with_config(ConfigDict(extra="allow"))
+class TextContent(TypedDict):
     """A block of text."""
 
     type: Literal["text"]
     text: str
-    textSignature: str | None = None
+    textSignature: NotRequired[str | None]
     """Provider metadata (for example an OpenAI Responses item id); opaque."""
 
 
@@ -38,7 +41,8 @@ class ThinkingContent(_Open):
     """True when the reasoning itself lives only in the signature."""
 
 
-class ImageContent(_Open):
+@with_config(ConfigDict(extra="allow"))
+class ImageContent(TypedDict):
     """An inline image."""
 
     type: Literal["image"]
@@ -58,7 +62,9 @@ class ToolCall(_Open):
     thoughtSignature: str | None = None
 
 
-UserBlock = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+ContentBlock = TextContent | ImageContent
+"""What user messages, tool results and custom messages hold: text and images."""
+UserBlock = Annotated[ContentBlock, Field(discriminator="type")]
 AssistantBlock = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
 
 

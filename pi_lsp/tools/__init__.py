@@ -9,14 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pi_lsp.tools.base import (
-    ContentBlock,
-    ImageContent,
-    TextContent,
-    Tool,
-    ToolResult,
-    UpdateCallback,
-)
+from pi_lsp.session.messages import ContentBlock, ImageContent, TextContent
+from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback
 from pi_lsp.tools.bash import BashTool
 from pi_lsp.tools.edit import EditTool
 from pi_lsp.tools.errors import ToolError

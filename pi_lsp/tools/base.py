@@ -21,28 +21,11 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal, TypedDict, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
+from pi_lsp.session.messages import ContentBlock, TextContent
 from pi_lsp.tools.errors import ABORTED, ToolError
 from pi_lsp.tools.params import P, parameters_schema, validate_arguments
-
-
-class TextContent(TypedDict):
-    """A text block: ``{"type": "text", "text": ...}``."""
-
-    type: Literal["text"]
-    text: str
-
-
-class ImageContent(TypedDict):
-    """An image block: base64 ``data`` and its ``mimeType``."""
-
-    type: Literal["image"]
-    data: str
-    mimeType: str
-
-
-ContentBlock = TextContent | ImageContent
 
 
 def text_block(text: str) -> TextContent:

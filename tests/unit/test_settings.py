@@ -10,7 +10,7 @@ from pi_lsp.settings import Settings, load_settings, merge_layers
 
 def test_defaults_are_pis() -> None:
     settings = Settings()
-    assert (settings.compaction.reserveTokens, settings.compaction.keepRecentTokens) == (
+    assert (settings.compaction.reserve_tokens, settings.compaction.keep_recent_tokens) == (
         16384,
         20000,
     )
@@ -20,7 +20,7 @@ def test_defaults_are_pis() -> None:
         60000,
     )
     assert settings.steeringMode == settings.followUpMode == "one-at-a-time"
-    assert settings.branchSummary.reserveTokens == 16384
+    assert settings.branchSummary.reserve_tokens == 16384
 
 
 def test_layers_merge_one_level_deep(tmp_path: Path) -> None:
@@ -39,8 +39,8 @@ def test_layers_merge_one_level_deep(tmp_path: Path) -> None:
         project, agent=agent, overrides={"retry": {"enabled": False}}
     )
     assert problems == []
-    assert settings.compaction.reserveTokens == 1000  # from the global file
-    assert settings.compaction.keepRecentTokens == 700  # project wins, key by key
+    assert settings.compaction.reserve_tokens == 1000  # from the global file
+    assert settings.compaction.keep_recent_tokens == 700  # project wins, key by key
     assert settings.defaultModel == "openai/gpt-4o"
     assert settings.retry.enabled is False and settings.retry.maxRetries == 3
     assert merge_layers([{"a": {"x": 1, "y": 2}}, {"a": {"y": 3}}, {"b": 1}]) == {
@@ -58,7 +58,8 @@ def test_bad_values_fall_back_with_a_message(tmp_path: Path) -> None:
     }))  # fmt: skip
     settings, problems = load_settings(tmp_path, agent=agent)
     assert (
-        settings.compaction.reserveTokens == 16384 and settings.compaction.keepRecentTokens == 20000
+        settings.compaction.reserve_tokens == 16384
+        and settings.compaction.keep_recent_tokens == 20000
     )
     assert settings.compaction.enabled is False  # good values in the same object still apply
     assert settings.steeringMode == "one-at-a-time"

@@ -33,7 +33,7 @@ async def test_a_removed_folders_open_session_keeps_that_folders_settings(tmp_pa
     assert problems == []
     settings = live.agent.config.settings
     assert settings.defaultThinkingLevel == "high"
-    assert settings.compaction.keepRecentTokens == 1234
+    assert settings.compaction.keep_recent_tokens == 1234
     assert workspaces.workspace_of(live).cwd == b_path
     # Its folder comes back with other settings: the session follows the folder.
     (Path(b_path) / ".pi" / "settings.json").write_text('{"defaultThinkingLevel": "minimal"}')
