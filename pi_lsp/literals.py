@@ -30,8 +30,12 @@ CompactionReason = TypeAliasType("CompactionReason", Literal["threshold", "overf
 EditMode = TypeAliasType("EditMode", Literal["editor", "disk"])
 """Where ``write``/``edit`` go for files the editor has open: its buffers, or the disk."""
 
-PermissionKind = TypeAliasType("PermissionKind", Literal["bash", "writeOutsideWorkspace"])
-"""What the agent asks permission for: running a command, or writing outside the workspace."""
+PermissionKind = TypeAliasType(
+    "PermissionKind", Literal["bash", "writeOutsideWorkspace", "writeProtected", "readSecret"]
+)
+"""What the agent asks permission for: running a command, writing outside the workspace (or a
+file with several names, or anything with no folder open), writing a file inside that runs code
+or configures tools, reading a secret source (see docs/security.md)."""
 
 PermissionDecision = TypeAliasType(
     "PermissionDecision", Literal["allowOnce", "allowSession", "deny"]

@@ -1,10 +1,12 @@
 """Settings: pi's settings files plus editor overrides, every field defaulted (decision D7).
 
 Layers, lowest first: ``<agentDir>/settings.json``, ``<cwd>/.pi/settings.json``, then whatever the
-editor sends. Objects merge one level deep (pi's rule). A value that does not fit its field is
-reported as a problem naming the source and the key, and the default is used instead: a bad
-setting never stops a turn. Keys pi_lsp does not know are ignored, so pi's own keys are safe.
-This module only reads files; pi's runtime setters are not reproduced.
+editor sends. The project's file is the folder's, not the user's: what in it matters for safety
+applies only to a trusted project (see ``project_trust``). Objects merge one level deep (pi's
+rule). A value that does not fit its field is reported as a problem naming the source and the
+key, and the default is used instead: a bad setting never stops a turn. Keys pi_lsp does not
+know are ignored, so pi's own keys are safe. This module only reads files; pi's runtime setters
+are not reproduced.
 """
 
 from __future__ import annotations
@@ -16,20 +18,27 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pi_lsp import project_trust
 from pi_lsp.compaction.models import BranchSummarySettings, CompactionSettings
 from pi_lsp.literals import EditMode, QueueMode, ThinkingLevel
+from pi_lsp.path_rules import PROTECTED_DEFAULTS, SECRET_DEFAULTS
+from pi_lsp.project_trust import AGENT_ONLY_KEYS
 from pi_lsp.session.paths import agent_dir
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    # attribute docstrings become the schema's descriptions, which editors show (VS Code's
+    # pi.* settings are generated from schemas/settings.schema.json)
+    model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
 
 
 class RetrySettings(_Section):
     """Retries of transient provider errors (spec 11)."""
 
     enabled: bool = True
+    """Retry transient provider errors (rate limits, overload, dropped connections)."""
     maxRetries: int = Field(default=3, ge=0)
+    """Retries before the turn ends with the error."""
     baseDelayMs: int = Field(default=2000, ge=0)
     """Delay before the first retry; doubled for each further one."""
     maxDelayMs: int = Field(default=60000, ge=0)
@@ -40,6 +49,7 @@ class ImageSettings(_Section):
     """Image handling for reads and requests."""
 
     autoResize: bool = True
+    """Scale large images down before sending them to the model."""
     blockImages: bool = False
     """Send ``Image reading is disabled.`` instead of images."""
 
@@ -48,12 +58,27 @@ Policy = Literal["ask", "allow", "deny"]
 
 
 class PermissionSettings(_Section):
-    """What the agent may do without asking (the editor asks the user for ``ask``)."""
+    """What the agent may do without asking (the editor asks the user for ``ask``).
+
+    See docs/security.md. A project's own settings file cannot relax any of these unless the
+    user trusted the project (``project_trust``).
+    """
 
     bash: Policy = "ask"
     """Running shell commands."""
     writeOutsideWorkspace: Policy = "ask"
-    """Writing or editing files outside the workspace folders."""
+    """Writing or editing files outside the workspace folders (or any file with several names,
+    or any file at all when no folder is open)."""
+    writeProtected: Policy = "ask"
+    """Writing or editing files inside a folder that run code or configure tools (see
+    ``protectedPaths``; the agent directory is always protected)."""
+    readSecret: Policy = "ask"
+    """Reading secret sources: process environments (``/proc/<pid>/environ``), pi's
+    ``auth.json`` and ``models.json``, and files matching ``secretPaths``."""
+    protectedPaths: list[str] = list(PROTECTED_DEFAULTS)
+    """Glob patterns over path components inside a folder (``.git`` covers everything in it)."""
+    secretPaths: list[str] = list(SECRET_DEFAULTS)
+    """Glob patterns over path components (``*.pem``, ``.ssh/id_*``) of files read anywhere."""
     timeoutMs: int = Field(default=120_000, ge=0)
     """How long to wait for the user's answer; no answer means deny."""
 
@@ -62,8 +87,11 @@ class ModelOverride(_Section):
     """What litellm does not know about a model."""
 
     contextWindow: int | None = Field(default=None, gt=0)
+    """Context window in tokens."""
     maxTokens: int | None = Field(default=None, gt=0)
+    """Most tokens the model may answer with."""
     reasoning: bool | None = None
+    """Whether the model can think (offers thinking levels above ``off``)."""
 
 
 class Settings(_Section):
@@ -74,14 +102,21 @@ class Settings(_Section):
     retry: RetrySettings = RetrySettings()
     images: ImageSettings = ImageSettings()
     steeringMode: QueueMode = "one-at-a-time"
+    """How queued steering messages are delivered: ``all`` at once or ``one-at-a-time``."""
     followUpMode: QueueMode = "one-at-a-time"
+    """How queued follow-up messages are delivered: ``all`` at once or ``one-at-a-time``."""
     defaultProvider: str | None = None
+    """Provider of ``defaultModel`` when it names no provider."""
     defaultModel: str | None = None
     """``model`` or ``provider/model``; with ``defaultProvider`` when it has no slash."""
     defaultThinkingLevel: ThinkingLevel | None = None
+    """Thinking level of new sessions (``medium`` when unset), clamped to the model's."""
     shellPath: str | None = None
+    """Shell the ``bash`` tool runs commands with."""
     shellCommandPrefix: str | None = None
+    """Text put before every ``bash`` command (e.g. ``source .venv/bin/activate &&``)."""
     thinkingBudgets: dict[str, int] | None = None
+    """Thinking tokens per level, e.g. ``{"low": 2048, "high": 16384}``."""
     models: dict[str, ModelOverride] = {}
     """Per ``provider/model`` overrides, e.g. the context window of a local model."""
     apiBase: str | None = None
@@ -90,6 +125,10 @@ class Settings(_Section):
     """``editor``: edits to files open in the editor go through it (undoable, unsaved);
     ``disk``: always write files directly."""
     permissions: PermissionSettings = PermissionSettings()
+    defaultProjectTrust: Literal["ask", "always", "never"] = "ask"
+    """Whether a project's own safety settings apply when no decision is saved in
+    ``<agentDir>/trust.json``: ``always`` applies them, ``ask`` and ``never`` do not (the daemon
+    cannot prompt). Read from the agent directory's file only (pi's rule)."""
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -159,11 +198,22 @@ def load_settings(
 ) -> tuple[Settings, list[str]]:
     """Settings for ``cwd`` and the problems found (each names its source and key)."""
     problems: list[str] = []
-    layers: list[Mapping[str, Any]] = [
-        read_settings_file((agent or agent_dir()) / "settings.json", problems),
-        read_settings_file(Path(cwd) / ".pi" / "settings.json", problems),
-    ]
-    if overrides:
-        layers.append(overrides)
+    agent = agent or agent_dir()
+    user = read_settings_file(agent / "settings.json", problems)
+    project_file = Path(cwd) / ".pi" / "settings.json"
+    project = read_settings_file(project_file, problems)
+    if project and not project_trust.is_trusted(
+        cwd, agent, user.get("defaultProjectTrust", "ask"), problems
+    ):
+        defaults = PermissionSettings().model_dump()
+        project, dropped = project_trust.untrusted_layer(project, user, defaults)
+        if dropped:
+            problems.append(
+                f"{project_file}: {', '.join(dropped)} ignored: this project is not trusted "
+                f"(trust it with `pi-lsp trust {cwd}` or pi's /trust; see docs/security.md)"
+            )
+    project = {k: v for k, v in project.items() if k not in AGENT_ONLY_KEYS}
+    editor = {k: v for k, v in (overrides or {}).items() if k not in AGENT_ONLY_KEYS}
+    layers: list[Mapping[str, Any]] = [user, project, editor]
     settings = _validated(Settings, merge_layers(layers), "", problems)
     return settings, problems

@@ -22,7 +22,14 @@ from pi_lsp.compaction import SummaryModel, TokenCounter, estimator_for
 from pi_lsp.context import ContextCache, build_system_prompt
 from pi_lsp.session import SessionStore
 from pi_lsp.settings import Settings
-from pi_lsp.tools import DEFAULT_ACTIVE, FileSystem, ShellSettings, Tool, create_tools
+from pi_lsp.tools import (
+    DEFAULT_ACTIVE,
+    FileSystem,
+    GrepTool,
+    ShellSettings,
+    Tool,
+    create_tools,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,6 +109,10 @@ async def create_agent_session(
             shell_path=settings.shellPath, command_prefix=settings.shellCommandPrefix
         ),
     )
+    if options.permissions is not None:  # a directory grep must not read secrets unasked
+        grep = tools.get("grep")
+        if isinstance(grep, GrepTool):
+            grep.skip_file = options.permissions.is_secret
     project = options.project or ContextCache()
 
     def system_prompt(active: Sequence[Tool[Any]]) -> str:

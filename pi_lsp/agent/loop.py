@@ -243,7 +243,10 @@ async def _execute(call: _Call, hooks: LoopHooks) -> ToolResult:
     emit = hooks.emit
     if hooks.before_tool is not None:
         check = hooks.before_tool(str(block.get("name")), str(block.get("id")), args)
-        refusal = await _unless_cancelled(check, call.cancel)
+        try:
+            refusal = await _unless_cancelled(check, call.cancel)
+        except Exception as exc:  # a failed check refuses this call; the turn goes on
+            refusal = f"The permission check failed ({type(exc).__name__}: {exc}); not run."
         if refusal is not None:
             return ToolResult.of_text(refusal, {}, is_error=True)
 

@@ -1,9 +1,21 @@
-"""Asking before risky tool calls: shell commands and writes outside the workspace folders.
+"""Asking before risky tool calls: shell commands, writes that matter, reads of secrets.
 
-Each kind has a policy (``ask``, ``allow``, ``deny``; settings ``permissions.*``). For ``ask`` an
-injected asker (the editor, through the daemon) answers ``allowOnce``, ``allowSession`` or
-``deny``; no answer in time, or no way to ask, means deny. A denial becomes the tool call's error
-result, so the model learns it was refused and the run goes on.
+Four kinds, each with a policy (``ask``, ``allow``, ``deny``; settings ``permissions.*``):
+
+- ``bash``: every shell command;
+- ``writeOutsideWorkspace``: a write or edit whose real path (links followed) is outside every
+  workspace folder, or inside one but a file with several names (a hard link can be a second
+  name of a file anywhere); with no folder open, every write;
+- ``writeProtected``: a write inside a folder to a path that runs code or configures what runs
+  (``.git``, ``.pi``, ``.vscode`` …, ``permissions.protectedPaths``; the agent directory always);
+- ``readSecret``: reading a secret source (process environments, pi's ``auth.json``,
+  ``permissions.secretPaths``); other reads are free anywhere, as in pi.
+
+For ``ask`` an injected asker (the editor, through the daemon) answers ``allowOnce``,
+``allowSession`` or ``deny``; no answer in time, or no way to ask, means deny. A denial becomes
+the tool call's error result, so the model learns it was refused and the run goes on. The real
+path a write was checked (and maybe asked) for goes to the write itself (``checked_write``),
+which refuses a target that changed in between.
 """
 
 from __future__ import annotations
@@ -16,10 +28,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.literals import PermissionDecision, PermissionKind
+from pi_lsp.path_rules import inside, protected_pattern, secret_pattern
+from pi_lsp.session.paths import agent_dir
 from pi_lsp.settings import PermissionSettings
-from pi_lsp.tools.paths import resolve_to_cwd
+from pi_lsp.tools.checked_write import WriteCheck, expect_write
+from pi_lsp.tools.errors import ToolError
+from pi_lsp.tools.paths import read_path_variants, resolve_to_cwd
 
 logger = logging.getLogger(__name__)
+
+WRITE_TOOLS = ("write", "edit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +48,10 @@ class PermissionRequest:
     tool_name: str
     tool_call_id: str
     detail: str
-    """The command, or the absolute path to be written."""
+    """The command, or the absolute real path to be written or read."""
     cwd: str
+    reason: str | None = None
+    """Why a path is asked about, for the prompt (a hard link, the protected or secret pattern)."""
 
 
 Asker = Callable[[PermissionRequest], Awaitable[PermissionDecision]]
@@ -43,38 +63,108 @@ class PermissionGate:
 
     settings: PermissionSettings
     roots: Sequence[str]
-    """Workspace folders; writes inside them need no permission."""
+    """Workspace folders; ordinary writes inside them need no permission (none: all do)."""
     ask: Asker | None = None
+    agent: str = field(default_factory=lambda: str(agent_dir()))
+    """pi's agent directory (its credentials are secret, writes into it protected)."""
     granted: set[PermissionKind] = field(default_factory=set)
 
     async def check(self, name: str, call_id: str, args: Mapping[str, Any], cwd: str) -> str | None:
         """None when the call may run, else the refusal text for its error result."""
-        request = self._request(name, call_id, args, cwd)
-        if request is None:
-            return None
+        expect_write(None)
+        try:
+            request, write = self._request(name, call_id, args, cwd)
+        except ToolError as exc:  # a path no file can have (a NUL byte)
+            return exc.message
+        if request is not None:
+            refusal = await self._decide(request)
+            if refusal is not None:
+                return refusal
+        if write is not None:
+            expect_write(write)
+        return None
+
+    def is_secret(self, path: str) -> bool:
+        """Whether reading ``path`` needs the ``readSecret`` permission (grep skips such files)."""
+        if self.settings.readSecret == "allow" or "readSecret" in self.granted:
+            return False
+        return self._secret(path) is not None
+
+    async def _decide(self, request: PermissionRequest) -> str | None:
         policy = getattr(self.settings, request.kind)
         if policy == "allow" or request.kind in self.granted:
             return None
         if policy == "deny":
             setting = f"permissions.{request.kind}"
-            return f"Permission denied: the {setting} setting is 'deny'."
+            return f"Permission denied: the {setting} setting is 'deny' ({request.detail})."
         decision = await self._ask(request)
         if decision == "allowSession":
             self.granted.add(request.kind)
         if decision in ("allowOnce", "allowSession"):
             return None
-        what = "run this command" if request.kind == "bash" else f"write {request.detail}"
+        what = {
+            "bash": "run this command",
+            "readSecret": f"read {request.detail}",
+        }.get(request.kind, f"write {request.detail}")
         return f"The user did not allow the agent to {what}. Do not retry it; ask the user instead."
 
     def _request(
         self, name: str, call_id: str, args: Mapping[str, Any], cwd: str
-    ) -> PermissionRequest | None:
+    ) -> tuple[PermissionRequest | None, WriteCheck | None]:
+        path = args.get("path")
         if name == "bash":
-            return PermissionRequest("bash", name, call_id, str(args.get("command", "")), cwd)
-        if name in ("write", "edit") and isinstance(args.get("path"), str):
-            target = os.path.realpath(resolve_to_cwd(args["path"], cwd))
-            if not any(_inside(target, root) for root in self.roots):
-                return PermissionRequest("writeOutsideWorkspace", name, call_id, target, cwd)
+            return PermissionRequest("bash", name, call_id, str(args.get("command", "")), cwd), None
+        if name in WRITE_TOOLS and isinstance(path, str):
+            return self._write_request(name, call_id, path, cwd)
+        if name in ("read", "grep") and isinstance(path, str):
+            absolute = resolve_to_cwd(path, cwd)
+            variants = [absolute, *read_path_variants(absolute)] if name == "read" else [absolute]
+            for candidate in variants:
+                reason = self._secret(candidate)
+                if reason is not None:
+                    real = os.path.realpath(candidate)
+                    return PermissionRequest("readSecret", name, call_id, real, cwd, reason), None
+        return None, None
+
+    def _write_request(
+        self, name: str, call_id: str, path: str, cwd: str
+    ) -> tuple[PermissionRequest | None, WriteCheck]:
+        absolute = resolve_to_cwd(path, cwd)
+        real = os.path.realpath(absolute)
+        roots = [os.path.realpath(root) for root in self.roots]
+        root = max((r for r in roots if inside(real, r)), key=len, default=None)
+        links = _link_count(real)
+        kind: PermissionKind | None = None
+        reason: str | None = None
+        if root is None:
+            kind = "writeOutsideWorkspace"
+            if not roots:
+                reason = "no workspace folder is open"
+        elif links > 1:
+            kind = "writeOutsideWorkspace"
+            reason = f"the file has {links} names (hard links); the others may be anywhere"
+        else:
+            patterns = self.settings.protectedPaths
+            lexical_root = max((r for r in self.roots if inside(absolute, r)), key=len, default="")
+            agent_real = os.path.realpath(self.agent)
+            pattern = protected_pattern(real, root, patterns, agent_real) or (
+                protected_pattern(absolute, lexical_root, patterns, self.agent)
+                if lexical_root
+                else None
+            )
+            if pattern is not None:
+                kind, reason = "writeProtected", f"{pattern}: runs code or configures tools"
+        check = WriteCheck(absolute, real, links_allowed=links > 1)  # then always asked
+        if kind is None:
+            return None, check
+        return PermissionRequest(kind, name, call_id, real, cwd, reason), check
+
+    def _secret(self, path: str) -> str | None:
+        agent = os.path.realpath(self.agent)
+        for candidate in dict.fromkeys((path, os.path.realpath(path))):
+            reason = secret_pattern(candidate, self.settings.secretPaths, agent)
+            if reason is not None:
+                return reason
         return None
 
     async def _ask(self, request: PermissionRequest) -> PermissionDecision:
@@ -89,6 +179,10 @@ class PermissionGate:
         return "deny"
 
 
-def _inside(path: str, root: str) -> bool:
-    root = os.path.realpath(root)
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+def _link_count(path: str) -> int:
+    """How many names the existing regular file has (1 when missing or not a file)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return 1
+    return info.st_nlink if not os.path.isdir(path) else 1

@@ -14,7 +14,13 @@ from pydantic.alias_generators import to_camel
 class _Wire(BaseModel):
     """Base: camelCase aliases on the wire, snake_case names in Python."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, frozen=True)
+    # attribute docstrings become the schemas' descriptions (editors show the settings' ones)
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        frozen=True,
+        use_attribute_docstrings=True,
+    )
 
 
 class CompactionSettings(_Wire):

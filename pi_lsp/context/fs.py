@@ -13,6 +13,11 @@ import os
 import stat
 from typing import Protocol
 
+from pi_lsp.regular_files import MiB, read_regular
+
+MAX_CONTEXT_FILE_BYTES = 8 * MiB
+"""A context file (AGENTS.md, SYSTEM.md, git metadata) larger than this is not read."""
+
 
 class ContextFs(Protocol):
     """Stat and read, raising :class:`OSError` as the ``os`` functions do."""
@@ -42,9 +47,8 @@ class LocalFs:
         return os.lstat(path)
 
     def read_bytes(self, path: str) -> bytes:
-        """The whole content of a file."""
-        with open(path, "rb") as handle:
-            return handle.read()
+        """The whole content of a regular file (a FIFO or device is an error, never a hang)."""
+        return read_regular(path, MAX_CONTEXT_FILE_BYTES)
 
 
 def stat_or_none(fs: ContextFs, path: str) -> os.stat_result | None:

@@ -29,7 +29,7 @@ from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import agent_dir
 from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
-from pi_lsp.tools import FileSystem
+from pi_lsp.tools import FileSystem, close_tools
 
 
 class UnknownSessionError(LookupError):
@@ -174,8 +174,13 @@ class Workspaces:
         return self.folders.get(opened.uri, opened)
 
     def roots(self) -> list[str]:
-        """Paths of all folders (writes inside them need no permission)."""
-        return [w.cwd for w in self.folders.values()] or [self._default.cwd]
+        """Paths of all folders (writes inside them need no permission).
+
+        None without a folder: the daemon's own directory is where such sessions run, but it
+        is not a folder the user chose (an editor often starts the daemon in ``/`` or ``~``),
+        so every write is then asked.
+        """
+        return [w.cwd for w in self.folders.values()]
 
     # ----------------------------------------------------------------- sessions
 
@@ -253,7 +258,12 @@ class Workspaces:
 
     async def _live(self, store: SessionStore, workspace: Workspace) -> LiveSession:
         asker = self._asker_factory(store.session_id) if self._asker_factory else None
-        gate = PermissionGate(workspace.settings.permissions, roots=self.roots(), ask=asker)
+        gate = PermissionGate(
+            workspace.settings.permissions,
+            roots=self.roots(),
+            ask=asker,
+            agent=str(self.agent_dir),
+        )
         options = AgentOptions(
             fs=self._fs_factory(workspace) if self._fs_factory else None,
             project=self.project,
@@ -279,6 +289,7 @@ class Workspaces:
         self._opened_in.pop(session_id, None)
         if live is not None:
             await live.close()
+            close_tools(live.agent.config.tools)  # bash's full-output files go with it
 
     async def close_all(self) -> None:
         """Abort every turn and release every lock (daemon exit)."""

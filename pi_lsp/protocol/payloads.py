@@ -286,11 +286,17 @@ class PermissionRequestParams(_Result):
 
     sessionId: str
     kind: PermissionKind
+    """``bash``: a shell command; ``writeOutsideWorkspace``: a write outside every folder (or
+    to a file with several names, or any write with no folder open); ``writeProtected``: a
+    write inside a folder to a file that runs code or configures tools (``.git``, ``.pi`` …);
+    ``readSecret``: a read of a secret source (an environment, ``auth.json``, ``.env`` …)."""
     toolName: str
     toolCallId: str
     detail: str
-    """The command, or the absolute path."""
+    """The command, or the absolute real path (links followed) to be written or read."""
     cwd: str
+    reason: str | None = None
+    """Why a path is asked about, for the prompt (absent for ``bash``)."""
 
 
 class PermissionResult(_Result):

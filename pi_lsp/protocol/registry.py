@@ -157,6 +157,8 @@ def permission_asker(ctx: ServerContext, session_id: str) -> Any:
             "detail": request.detail,
             "cwd": request.cwd,
         }
+        if request.reason is not None:
+            params["reason"] = request.reason
         protocol = ctx.server.protocol
         msg_id = str(uuid.uuid4())
         try:

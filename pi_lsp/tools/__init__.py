@@ -61,6 +61,13 @@ def create_tools(
     return {tool.name: tool for tool in tools}
 
 
+def close_tools(tools: dict[str, AnyTool]) -> None:
+    """Release what a session's tools keep (bash's full-output files) when it closes."""
+    bash = tools.get("bash")
+    if isinstance(bash, BashTool):
+        bash.close()
+
+
 def active_tools(
     tools: dict[str, AnyTool], names: tuple[str, ...] = DEFAULT_ACTIVE
 ) -> list[AnyTool]:
@@ -91,5 +98,6 @@ __all__ = [
     "UpdateCallback",
     "WriteTool",
     "active_tools",
+    "close_tools",
     "create_tools",
 ]

@@ -2,11 +2,13 @@
 
 ``<shell> -c <command>`` runs in the session cwd in a new session (own process group), stdout and
 stderr on one pipe. Output streams to ``on_update`` as partial results; the final text is the
-last 2000 lines / 50 KB with pi's notice and the full-output file. A non-zero exit is an error
-result (output, then ``Command exited with code N``). Abort and timeout kill the whole process
-group and report ``Command aborted`` / ``Command timed out after N seconds``; so does cancelling
-the task running the tool, so no process outlives it. Processes a command leaves running in the
-background on a normal exit are left alone, as pi does.
+last 2000 lines / 50 KB with pi's notice and the full-output file (capped, removed with the
+session: ``bash_files``). Partial results are coalesced to one per ``UPDATE_INTERVAL``. A
+non-zero exit is an error result (output, then ``Command exited with code N``). Abort and
+timeout kill the whole process group and report ``Command aborted`` / ``Command timed out after
+N seconds``; so does cancelling the task running the tool, so no process outlives it.
+Processes a command leaves running in the background on a normal exit are left alone, as pi
+does.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Literal
 from pydantic import Field
 
 from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback, text_block
+from pi_lsp.tools.bash_files import OutputFiles
 from pi_lsp.tools.bash_output import OutputCollector
 from pi_lsp.tools.errors import ToolError
 from pi_lsp.tools.params import ToolParams
@@ -38,6 +41,8 @@ logger = logging.getLogger(__name__)
 Outcome = Literal["exited", "aborted", "timeout"]
 _DRAIN_STEP = 0.05
 _DRAIN_STEPS = 20
+UPDATE_INTERVAL = 0.1
+"""Seconds between two streamed partial results of one command."""
 """After the shell exits, read on while output keeps coming, for at most one second: a process
 it left in the background may hold the pipe open."""
 
@@ -52,20 +57,47 @@ class BashParams(ToolParams):
 
 
 class _PipeReader(asyncio.Protocol):
-    """Feeds the output pipe into the collector and the update callback."""
+    """Feeds the output pipe into the collector, and partial results to the update callback.
+
+    Updates are coalesced: the first chunk is reported at once, later ones at most every
+    ``UPDATE_INTERVAL`` seconds (a trailing update covers the last chunks). Each update carries
+    the 50 KB tail, so one per chunk turned 100 MB of output into ~200 MB of events.
+    """
 
     def __init__(self, on_data: UpdateCallback | None, collector: OutputCollector) -> None:
         self._on_data = on_data
         self._collector = collector
-        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._loop = asyncio.get_running_loop()
+        self._last = -UPDATE_INTERVAL
+        self._pending: asyncio.TimerHandle | None = None
+        self.closed: asyncio.Future[None] = self._loop.create_future()
 
     def data_received(self, data: bytes) -> None:
         self._collector.append(data)
-        if self._on_data is not None:
-            try:
-                self._on_data(partial_result(self._collector))
-            except Exception:
-                logger.exception("bash on_update callback failed")
+        if self._on_data is None or self._pending is not None:
+            return
+        wait = self._last + UPDATE_INTERVAL - self._loop.time()
+        if wait <= 0:
+            self._update()
+        else:
+            self._pending = self._loop.call_later(wait, self._update)
+
+    def _update(self) -> None:
+        self._pending = None
+        self._last = self._loop.time()
+        if self._on_data is None:
+            return
+        try:
+            self._on_data(partial_result(self._collector))
+        except Exception:
+            logger.exception("bash on_update callback failed")
+
+    def stop_updates(self) -> None:
+        """Send the update still waiting, then no more (the final result follows)."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._update()
+        self._on_data = None
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.closed.done():
@@ -93,6 +125,14 @@ class BashTool(Tool[BashParams]):
     def __init__(self, cwd: str, settings: ShellSettings | None = None) -> None:
         super().__init__(cwd)
         self.settings = settings or ShellSettings()
+        self.output_files = OutputFiles(
+            self.settings.full_output_limit, self.settings.full_output_total
+        )
+        """This session's full-output files (removed by :meth:`close`)."""
+
+    def close(self) -> None:
+        """Remove the session's full-output files (the session closed)."""
+        self.output_files.remove_all()
 
     @property
     def description(self) -> str:
@@ -120,7 +160,7 @@ class BashTool(Tool[BashParams]):
             raise ToolError(
                 f"Working directory does not exist: {self.cwd}\nCannot execute bash commands."
             )
-        collector = OutputCollector(self.settings.temp_dir)
+        collector = OutputCollector(self.settings.temp_dir, self.output_files)
         try:
             outcome, code = await self._spawn_and_wait(
                 command, params, collector, cancel, on_update
@@ -163,6 +203,7 @@ class BashTool(Tool[BashParams]):
             outcome = await _wait(process, cancel, params.timeout)
             await _drain(reader, collector)
         finally:
+            reader.stop_updates()
             if process.returncode is None:
                 kill_process_tree(process.pid)
                 await process.wait()
@@ -231,7 +272,9 @@ def _with_status(text: str, status: str) -> str:
 
 
 def _notice(cut: TruncationResult, collector: OutputCollector) -> str:
-    path = collector.full_output_path
+    path: str | None = collector.full_output_path
+    if collector.file_cut:
+        path = f"{path} (its first {format_size(collector.file_limit)} only)"
     start = cut.total_lines - cut.output_lines + 1
     end = cut.total_lines
     if cut.last_line_partial:

@@ -4,7 +4,8 @@ Memory holds the most recent 100 KB or more (twice the byte limit, so a tail cut
 enough); once the output passes 50 KB everything is also written to
 ``<tmp>/pi-bash-<16 hex>.log``, the file pi names in its notices. Line and byte totals are
 counted over the whole output, so ``[Showing lines A-B of T ...]`` numbers are exact even after
-the start left memory (pi counts only what its buffer still holds).
+the start left memory (pi counts only what its buffer still holds). The file is capped and
+removed with its session (``bash_files``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections import deque
 from dataclasses import replace
 from typing import BinaryIO
 
+from pi_lsp.tools.bash_files import OutputFiles
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, TruncationResult, truncate_tail
 
 WINDOW_BYTES = DEFAULT_MAX_BYTES * 2
@@ -24,8 +26,12 @@ WINDOW_BYTES = DEFAULT_MAX_BYTES * 2
 class OutputCollector:
     """The output of one command."""
 
-    def __init__(self, temp_dir: str | None = None) -> None:
+    def __init__(self, temp_dir: str | None = None, files: OutputFiles | None = None) -> None:
         self._temp_dir = temp_dir
+        self._files = files if files is not None else OutputFiles()
+        self._written = 0
+        self.file_cut = False
+        """The full-output file stopped at the files' ``file_limit`` (its start is kept)."""
         self._chunks: deque[bytes] = deque()
         self._window = 0
         self.total_bytes = 0
@@ -51,7 +57,20 @@ class OutputCollector:
         if self._file is None and self.total_bytes > DEFAULT_MAX_BYTES:
             self._open_file()
         elif self._file is not None:
-            self._file.write(data)
+            self._write(data)
+
+    def _write(self, data: bytes) -> None:
+        """Append to the full-output file, up to its limit."""
+        assert self._file is not None and self.full_output_path is not None
+        room = self._files.file_limit - self._written
+        if room <= 0:
+            self.file_cut = True
+            return
+        if len(data) > room:
+            data, self.file_cut = data[:room], True
+        self._file.write(data)
+        self._written += len(data)
+        self._files.grew(self.full_output_path, self._written)
 
     def _count_lines(self, data: bytes) -> None:
         newlines = data.count(b"\n")
@@ -73,8 +92,14 @@ class OutputCollector:
         path = os.path.join(directory, f"pi-bash-{secrets.token_hex(8)}.log")
         self._file = open(path, "wb")  # noqa: SIM115 - open until the command ends
         self.full_output_path = path
+        self._files.opened(path)
         for chunk in self._chunks:
-            self._file.write(chunk)
+            self._write(chunk)
+
+    @property
+    def file_limit(self) -> int:
+        """Bytes the full-output file keeps at most."""
+        return self._files.file_limit
 
     @property
     def total_lines(self) -> int:
@@ -98,3 +123,4 @@ class OutputCollector:
         """Flush and close the full-output file (it stays on disk for the model to read)."""
         if self._file is not None:
             self._file.close()
+            self._files.closed(str(self.full_output_path))

@@ -24,7 +24,7 @@ from pi_lsp.tools.edit_match import (
     normalize_for_fuzzy_match,
     to_lf,
 )
-from pi_lsp.tools.errors import ToolError, node_error_message
+from pi_lsp.tools.errors import ToolError, file_error_message
 from pi_lsp.tools.fs import FileSystem
 from pi_lsp.tools.params import ToolParams
 from pi_lsp.tools.paths import resolve_to_cwd
@@ -74,14 +74,14 @@ class EditTool(Tool[EditParams]):
         try:
             raw = await self.fs.read_text(absolute)
         except OSError as exc:
-            raise ToolError(node_error_message(exc, "read", absolute)) from None
+            raise ToolError(file_error_message(exc, "read", absolute)) from None
         raise_if_aborted(cancel)
         edited = apply_edit(raw, params.oldText, params.newText, path=params.path)
         raise_if_aborted(cancel)
         try:
             await self.fs.write_text(absolute, edited.text)
         except OSError as exc:
-            raise ToolError(node_error_message(exc, "open", absolute)) from None
+            raise ToolError(file_error_message(exc, "open", absolute, "write")) from None
         diff = generate_diff_string(edited.before_lf, edited.after_lf)
         details = {"diff": diff.diff, "firstChangedLine": diff.first_changed_line}
         if diff.first_changed_line is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import os
 
+from pi_lsp.regular_files import FileTooLargeError, NotRegularFileError, describe_mode
+
 # libuv's wording where it differs from the C library's ``strerror`` (lower-cased).
 _LIBUV_TEXT = {
     errno.EISDIR: "illegal operation on a directory",
@@ -47,3 +49,23 @@ def node_error_message(exc: OSError, syscall: str, path: str | None = None) -> s
         text = text[:1].lower() + text[1:]
     location = f"{syscall} '{path}'" if path is not None else syscall
     return f"{code}: {text}, {location}"
+
+
+def file_error_message(exc: OSError, syscall: str, path: str, verb: str = "read") -> str:
+    """The tool text for a failed file read.
+
+    A clear sentence for a non-regular or too-large file (see ``regular_files``), else Node's
+    wording.
+    """
+    if isinstance(exc, NotRegularFileError):
+        return f"Cannot {verb} {path}: it is {describe_mode(exc.mode)}, not a regular file."
+    if isinstance(exc, FileTooLargeError):
+        return (
+            f"Cannot read {path}: it is larger than {_mib(exc.limit)} "
+            f"({_mib(exc.size)} or more). Use bash (head, tail, sed -n, grep) to read parts of it."
+        )
+    return node_error_message(exc, syscall, path)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f}MB"

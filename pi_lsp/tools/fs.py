@@ -15,6 +15,9 @@ import stat as stat_module
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from pi_lsp.regular_files import MiB, read_regular_async
+from pi_lsp.tools.checked_write import write_checked
+
 FileKind = Literal["file", "directory", "other"]
 
 
@@ -73,26 +76,36 @@ class FileSystem(Protocol):
         ...
 
 
+MAX_READ_BYTES = 32 * MiB
+"""The largest file read and edit load (bash's ``head``/``sed`` read parts of bigger ones)."""
+
+
 class LocalFileSystem:
     """``FileSystem`` on the local disk.
 
-    Calls are made directly on the event loop: local file operations are short, and a thread hop
-    would cost more than most of them.
+    Reads take only regular files up to ``MAX_READ_BYTES`` and run in a worker thread (a FIFO,
+    ``/dev/stdin`` or ``/dev/zero`` is an error at once, never a frozen or bloated daemon; see
+    ``regular_files``). Other calls are made directly on the event loop: they are short, and a
+    thread hop would cost more than most of them.
     """
 
+    def __init__(self, max_read_bytes: int = MAX_READ_BYTES) -> None:
+        self.max_read_bytes = max_read_bytes
+
     async def read_bytes(self, path: str) -> bytes:
-        """The file's bytes."""
-        with open(path, "rb") as handle:
-            return handle.read()
+        """The file's bytes (regular files up to the limit only)."""
+        return await read_regular_async(path, self.max_read_bytes)
 
     async def read_text(self, path: str) -> str:
         """The file decoded as UTF-8 with replacement characters."""
         return (await self.read_bytes(path)).decode("utf-8", "replace")
 
     async def write_text(self, path: str, text: str) -> None:
-        """Write ``text`` as UTF-8 bytes (no newline translation, in place)."""
-        with open(path, "wb") as handle:
-            handle.write(encode_utf8(text))
+        """Write ``text`` as UTF-8 bytes (no newline translation, in place).
+
+        Exactly where the permission check looked, or nowhere (``checked_write``).
+        """
+        write_checked(path, encode_utf8(text))
 
     async def exists(self, path: str) -> bool:
         """``os.path.lexists``: a dangling link exists too."""

@@ -66,6 +66,8 @@ class GrepTool(Tool[GrepParams]):
     name = "grep"
     summary = "Search file contents for patterns (respects .gitignore)"
     params_model = GrepParams
+    skip_file: Callable[[str], bool] | None = None
+    """Files a directory search must not read (the permission gate's secret files)."""
 
     @property
     def description(self) -> str:
@@ -98,18 +100,32 @@ class GrepTool(Tool[GrepParams]):
             limit=limit,
         )
 
+        skipped: list[str] = []
+
         def work(stop: threading.Event) -> tuple[list[Match], bool]:
-            return search(root, query, stop)
+            return search(root, query, stop, self.skip_file, skipped)
 
         matches, limit_reached = await run_in_thread(work, cancel)
         if not matches:
-            return ToolResult.of_text("No matches found")
+            return _with_skipped(ToolResult.of_text("No matches found"), skipped)
         context = params.context if params.context and params.context > 0 else 0
         is_dir = os.path.isdir(root)
         lines, cut = format_matches(
             matches, context, lambda path: _display_path(path, root, is_dir)
         )
-        return _result(lines, limit if limit_reached else None, lines_truncated=cut)
+        result = _result(lines, limit if limit_reached else None, lines_truncated=cut)
+        return _with_skipped(result, skipped)
+
+
+def _with_skipped(result: ToolResult, skipped: list[str]) -> ToolResult:
+    """The result plus a note on the secret files that were not searched."""
+    if not skipped:
+        return result
+    note = (
+        f"[{len(skipped)} secret file(s) not searched (permissions.secretPaths), e.g. "
+        f"{skipped[0]}; reading one asks the user first]"
+    )
+    return ToolResult.of_text(f"{result.text}\n\n{note}", result.details)
 
 
 def _display_path(path: str, root: str, is_dir: bool) -> str:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from pi_lsp.regular_files import read_regular
 from pi_lsp.tools.errors import ToolError
+from pi_lsp.tools.fs import MAX_READ_BYTES
 from pi_lsp.tools.globs import Glob, compile_glob
 from pi_lsp.tools.walk import Entry, walk
 
@@ -61,9 +63,8 @@ def compile_query(
 def file_text(path: str) -> str | None:
     """The file as text with CRLF/CR made LF, or None when unreadable or binary."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
+        data = read_regular(path, MAX_READ_BYTES)
+    except OSError:  # also FIFOs, devices and files over the limit: skipped, never a hang
         return None
     if b"\0" in data:
         return None
@@ -73,12 +74,26 @@ def file_text(path: str) -> str | None:
     return text
 
 
-def search(root: str, query: Query, stop: threading.Event) -> tuple[list[Match], bool]:
-    """Matches in ``root`` (a directory or one file) up to the limit; True when it was hit."""
+def search(
+    root: str,
+    query: Query,
+    stop: threading.Event,
+    skip: Callable[[str], bool] | None = None,
+    skipped: list[str] | None = None,
+) -> tuple[list[Match], bool]:
+    """Matches in ``root`` (a directory or one file) up to the limit; True when it was hit.
+
+    Files of a directory walk for which ``skip`` is true (secret files the user was not asked
+    about) are not read; their paths go to ``skipped``.
+    """
     matches: list[Match] = []
     for path in _candidates(root, query.glob, stop):
         if stop.is_set():
             break
+        if skip is not None and path != root and skip(path):
+            if skipped is not None:
+                skipped.append(path)
+            continue
         if _search_file(path, query, matches):
             return matches, True
     return matches, False

@@ -13,6 +13,7 @@ import os
 import re
 import unicodedata
 
+from pi_lsp.tools.errors import ToolError
 from pi_lsp.tools.fs import FileSystem
 
 _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
@@ -33,7 +34,13 @@ def expand_path(path: str) -> str:
 
 
 def resolve_to_cwd(path: str, cwd: str) -> str:
-    """An absolute path as given; a relative one joined to ``cwd`` and normalized."""
+    """An absolute path as given; a relative one joined to ``cwd`` and normalized.
+
+    A NUL byte (no file can have it in its name; Python's file calls raise ``ValueError``) is
+    the tool's error, never a crash of the turn.
+    """
+    if "\0" in path:
+        raise ToolError(f"Invalid path {path!r}: a path cannot contain a NUL byte.")
     expanded = expand_path(path)
     if os.path.isabs(expanded):
         return expanded

@@ -15,7 +15,7 @@ import base64
 from pydantic import Field
 
 from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback, raise_if_aborted, text_block
-from pi_lsp.tools.errors import ToolError, node_error_message
+from pi_lsp.tools.errors import ToolError, file_error_message, node_error_message
 from pi_lsp.tools.fs import FileSystem
 from pi_lsp.tools.images import SNIFF_BYTES, detect_image_mime
 from pi_lsp.tools.params import ToolParams
@@ -27,6 +27,10 @@ from pi_lsp.tools.truncate import (
     truncate_head,
     utf8_len,
 )
+
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+"""The largest image sent (base64, it is stored in the session and resent every turn; pi
+shrinks images instead, which needs an image library)."""
 
 
 class ReadParams(ToolParams):
@@ -75,6 +79,11 @@ class ReadTool(Tool[ReadParams]):
         raise_if_aborted(cancel)
         mime = detect_image_mime(data[:SNIFF_BYTES])
         if mime is not None:
+            if len(data) > MAX_IMAGE_BYTES:
+                raise ToolError(
+                    f"Cannot read {absolute}: the image is {format_size(len(data))}, more than"
+                    f" the {format_size(MAX_IMAGE_BYTES)} an image may have."
+                )
             encoded = base64.b64encode(data).decode("ascii")
             return ToolResult(
                 content=[
@@ -93,7 +102,7 @@ class ReadTool(Tool[ReadParams]):
         except (FileNotFoundError, PermissionError) as exc:
             raise ToolError(node_error_message(exc, "access", absolute)) from None
         except OSError as exc:
-            raise ToolError(node_error_message(exc, "open", absolute)) from None
+            raise ToolError(file_error_message(exc, "open", absolute)) from None
 
 
 def format_text(text: str, *, path: str, offset: int | None, limit: int | None) -> ToolResult:

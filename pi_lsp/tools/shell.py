@@ -14,6 +14,7 @@ import shutil
 import signal
 from dataclasses import dataclass
 
+from pi_lsp.tools.bash_files import FILE_LIMIT, TOTAL_LIMIT
 from pi_lsp.tools.errors import ToolError
 
 
@@ -29,6 +30,10 @@ class ShellSettings:
     """pi's agent directory; its ``bin`` folder is put first on PATH. None leaves PATH alone."""
     temp_dir: str | None = None
     """Where ``pi-bash-*.log`` full-output files go; None for the system temp directory."""
+    full_output_limit: int = FILE_LIMIT
+    """Bytes one command's full-output file keeps (its start)."""
+    full_output_total: int = TOTAL_LIMIT
+    """Bytes of full-output files a session keeps (the oldest go first)."""
 
 
 def resolve_shell(settings: ShellSettings) -> str:

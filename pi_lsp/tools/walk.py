@@ -19,7 +19,12 @@ from dataclasses import dataclass
 
 import pathspec
 
+from pi_lsp.regular_files import MiB, read_regular
+
 GITIGNORE = ".gitignore"
+GITIGNORE_MAX_BYTES = 4 * MiB
+"""A ``.gitignore`` that is larger, or not a regular file (a FIFO would hang the walk), is
+skipped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +53,8 @@ class _Rules:
 
 def _load_rules(directory: str, strip: str, prepend: str = "") -> _Rules | None:
     try:
-        with open(os.path.join(directory, GITIGNORE), encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
+        data = read_regular(os.path.join(directory, GITIGNORE), GITIGNORE_MAX_BYTES)
+        lines = data.decode("utf-8", "replace").splitlines()
     except OSError:
         return None
     return _Rules(pathspec.GitIgnoreSpec.from_lines(lines), strip, prepend)

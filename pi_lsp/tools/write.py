@@ -12,7 +12,7 @@ import os
 from pydantic import Field
 
 from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback, raise_if_aborted
-from pi_lsp.tools.errors import ToolError, node_error_message
+from pi_lsp.tools.errors import ToolError, file_error_message, node_error_message
 from pi_lsp.tools.fs import FileSystem
 from pi_lsp.tools.params import ToolParams
 from pi_lsp.tools.paths import resolve_to_cwd
@@ -64,7 +64,7 @@ class WriteTool(Tool[WriteParams]):
         try:
             await self.fs.write_text(absolute, params.content)
         except OSError as exc:
-            raise ToolError(node_error_message(exc, "open", absolute)) from None
+            raise ToolError(file_error_message(exc, "open", absolute, "write")) from None
         return ToolResult.of_text(
             f"Successfully wrote {js_len(params.content)} bytes to {params.path}"
         )

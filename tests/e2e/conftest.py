@@ -76,6 +76,8 @@ class Editor:
     permission_answer: str = "allowOnce"
     on_apply: Any = None
     """Optional ``(params) -> ApplyWorkspaceEditResult`` replacing the default answer."""
+    on_permission: Any = None
+    """Optional ``(params) -> None`` called before a permission request is answered."""
 
     async def request(self, method: str, params: dict[str, Any]) -> Any:
         result = await self.client.protocol.send_request_async(method, params)
@@ -137,7 +139,11 @@ async def start_editor(
     fake: FakeOpenAI,
     capabilities: T.ClientCapabilities = VSCODE_CAPABILITIES,
     settings: dict[str, Any] | None = None,
+    *,
+    no_folder: bool = False,
 ) -> Editor:
+    """Initialize with ``root`` as the one workspace folder (``no_folder``: ``rootUri: null``
+    and no folders, what an editor sends for a lone file)."""
     editor = Editor(client=client, root=root, agent_dir=agent_dir, fake=fake)
 
     @client.feature("pi/event")
@@ -157,6 +163,8 @@ async def start_editor(
     @client.feature("pi/requestPermission")
     def on_permission(params: Any) -> dict[str, str]:
         editor.permission_requests.append(_plain(params))
+        if editor.on_permission is not None:
+            editor.on_permission(_plain(params))
         return {"decision": editor.permission_answer}
 
     options = {
@@ -169,8 +177,10 @@ async def start_editor(
     await client.initialize_session(
         T.InitializeParams(
             capabilities=capabilities,
-            root_uri=root.as_uri(),
-            workspace_folders=[T.WorkspaceFolder(uri=root.as_uri(), name="project")],
+            root_uri=None if no_folder else root.as_uri(),
+            workspace_folders=None
+            if no_folder
+            else [T.WorkspaceFolder(uri=root.as_uri(), name="project")],
             initialization_options={"pi": options},
         )
     )
@@ -182,7 +192,11 @@ StartEditor = Any
 
 @pytest_asyncio.fixture
 async def start(workspace: tuple[Path, Path]) -> AsyncIterator[StartEditor]:
-    """``await start(script, capabilities=..., settings=...)`` → a ready :class:`Editor`."""
+    """``await start(script, capabilities=..., settings=...)`` → a ready :class:`Editor`.
+
+    ``command_prefix`` runs the daemon under another command (``prlimit --as=…``);
+    ``no_folder`` initializes without any workspace folder.
+    """
     root, agent_dir = workspace
     started: list[tuple[LanguageClient, FakeOpenAI]] = []
 
@@ -193,17 +207,21 @@ async def start(workspace: tuple[Path, Path]) -> AsyncIterator[StartEditor]:
         settings: dict[str, Any] | None = None,
         fake: FakeOpenAI | None = None,
         responder: Any = None,
+        command_prefix: tuple[str, ...] = (),
+        no_folder: bool = False,
     ) -> Editor:
         if fake is None:
             fake = FakeOpenAI(script or Script(), responder=responder)
             fake.start()
         config = ClientServerConfig(
-            server_command=[sys.executable, "-m", "pi_lsp", "--stdio"],
+            server_command=[*command_prefix, sys.executable, "-m", "pi_lsp", "--stdio"],
             server_env=server_env(agent_dir),
         )
         client = await config.start()
         started.append((client, fake))
-        return await start_editor(client, root, agent_dir, fake, capabilities, settings)
+        return await start_editor(
+            client, root, agent_dir, fake, capabilities, settings, no_folder=no_folder
+        )
 
     yield start_one
     for client, fake in reversed(started):

@@ -84,3 +84,25 @@ def test_unreadable_or_invalid_files_are_reported_and_ignored(tmp_path: Path) ->
         "not a JSON object" in p for p in problems
     )
     assert (agent / "settings.json").read_text() == "{not json"  # never rewritten
+
+
+def test_every_setting_is_described_in_the_schema() -> None:
+    # editors show these descriptions (VS Code's pi.* settings are generated from the schema)
+    schema = json.loads(
+        (Path(__file__).resolve().parents[2] / "schemas" / "settings.schema.json").read_text()
+    )
+    missing = [k for k, v in schema["properties"].items() if "description" not in v]
+    for name, section in schema["$defs"].items():
+        missing += [
+            f"{name}.{k}"
+            for k, v in section.get("properties", {}).items()
+            if "description" not in v
+        ]
+    defs = schema["$defs"]
+    sections = {
+        k
+        for k, v in schema["properties"].items()
+        if "properties" in defs.get(v.get("$ref", "").rsplit("/", 1)[-1], {})
+    }
+    assert set(missing) == sections  # a section's description is its class docstring ($defs)
+    assert all("description" in d for d in defs.values() if "properties" in d)

@@ -41,3 +41,24 @@ async def test_a_removed_folders_open_session_keeps_that_folders_settings(tmp_pa
     workspaces.reload_settings()
     assert live.agent.config.settings.defaultThinkingLevel == "minimal"
     await workspaces.close_all()
+
+
+async def test_closing_a_session_removes_its_bash_output_files(tmp_path: Path) -> None:
+    workspaces = Workspaces(lambda *_: None, agent=tmp_path / "agent")
+    uri, path = folder(tmp_path, "a", "low")
+    workspaces.set_folders([(uri, path)])
+    live = await workspaces.new_session(uri)
+    bash = live.agent.config.tools["bash"]
+    result = await bash.execute({"command": "head -c 200000 /dev/zero | tr '\\0' 'z'"})
+    output = Path(result.details["fullOutputPath"]) if result.details else None
+    assert output is not None and output.stat().st_size == 200000
+    await workspaces.close(live.id)
+    assert not output.exists()
+
+
+async def test_with_no_folder_the_gate_has_no_root(tmp_path: Path) -> None:
+    workspaces = Workspaces(lambda *_: None, agent=tmp_path / "agent")
+    live = await workspaces.new_session(None)
+    gate = live.agent.config.permissions
+    assert gate is not None and list(gate.roots) == []  # was the daemon's cwd, often "/"
+    await workspaces.close_all()

@@ -1,0 +1,31 @@
+// Messages between the extension and the chat webview (both directions), one definition.
+import type { PiEvent, SessionState } from "../protocol";
+import type { PendingPermission } from "./model";
+
+export type Entry = Record<string, unknown>;
+
+export type ToWebview =
+  | { type: "reset"; state: SessionState; entries: Entry[]; hasEarlier: boolean }
+  | { type: "earlier"; entries: Entry[]; hasEarlier: boolean }
+  | { type: "event"; event: PiEvent; seq: number }
+  | { type: "permission"; request: PendingPermission }
+  | { type: "permissionClosed"; requestId: string; note?: string }
+  | { type: "setInput"; text: string }
+  | { type: "notice"; level: "info" | "warning" | "error"; text: string }
+  /** Benchmarks: report when each event's change was painted. */
+  | { type: "bench"; events: boolean };
+
+export type MessageAction = "editAndBranch" | "branch" | "label" | "fork" | "copy";
+
+export type FromWebview =
+  | { type: "ready" }
+  | { type: "send"; text: string; mode: "prompt" | "steer" | "followUp" }
+  | { type: "abort" }
+  | { type: "permissionAnswer"; requestId: string; decision: "allowOnce" | "allowSession" | "deny" }
+  | { type: "action"; action: MessageAction; entryId: string; text?: string }
+  | { type: "loadEarlier" }
+  | { type: "command"; command: "pickModel" | "pickThinking" | "compact" | "newSession" | "showTree" | "rename" | "restart" }
+  | { type: "openDiff"; path: string }
+  | { type: "copy"; text: string }
+  /** After a reset (always) or an event (bench mode): the frame that shows it, in epoch ms. */
+  | { type: "painted"; kind: "reset" | "event"; seq?: number; at: number; items: number };

@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// UI end to end, as a user: the packaged .vsix installed in code-server, Debian's chromium
+// driving the workbench. Command palette → pi: Open Chat, send a prompt, allow the bash
+// permission, see the edit in the open editor, branch from an earlier message with a summary,
+// see the session tree change. Screenshots go to test-results/. Prints "N passed, N failed".
+import { mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { setup, ext } from "../harness.mjs";
+
+const vsix = resolve(ext, process.argv[2] ?? "pi-lsp-0.1.0.vsix");
+const shots = join(ext, "test-results");
+mkdirSync(shots, { recursive: true });
+let passed = 0;
+let failed = 0;
+let stop = false;
+async function step(name, fn) {
+  if (stop) {
+    failed++;
+    console.log(`not ok - ${name} (skipped after an earlier failure)`);
+    return;
+  }
+  try {
+    await fn();
+    passed++;
+    console.log(`ok - ${name}`);
+  } catch (err) {
+    failed++;
+    stop = true;
+    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split("\n").slice(0, 5).join("\n  ")}`);
+  }
+}
+const norm = (t) => (t ?? "").replace(/\u00a0/g, " ");
+
+const run = await setup({ name: "ui" });
+let page;
+try {
+  run.install(vsix);
+  await run.start();
+  const browser = await run.browser();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const pageErrors = [];
+  page.on("pageerror", (e) => pageErrors.push(e.message));
+  const web = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+  const palette = async (command) => {
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor();
+    await input.fill(`>${command}`);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().waitFor();
+    await page.keyboard.press("Enter");
+  };
+
+  await step("the workbench loads with the extension", async () => {
+    await page.goto(`${run.base}/?folder=${encodeURIComponent(run.dirs.ws)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
+    await page.locator(".statusbar-item", { hasText: "pi" }).first().waitFor({ timeout: 30000 });
+  });
+
+  await step("calc.py opens in an editor", async () => {
+    await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "calc.py" }).first().dblclick();
+    await page.locator(".monaco-editor .view-lines", { hasText: "abs(a)" }).first().waitFor();
+  });
+
+  await step("command palette → pi: Open Chat shows the chat panel", async () => {
+    await palette("pi: Open Chat");
+    await web.locator("#input").waitFor({ timeout: 30000 });
+    await web.locator("#model", { hasText: "openai/fake-model" }).waitFor({ timeout: 30000 });
+  });
+
+  await step("a prompt sent with Enter streams a reply with tool cards", async () => {
+    await web.locator("#input").fill("please fix add");
+    await web.locator("#input").press("Enter");
+    await web.locator(".item.user", { hasText: "please fix add" }).waitFor({ timeout: 30000 });
+    await web.locator(".tool", { hasText: "read" }).first().waitFor({ timeout: 30000 });
+  });
+
+  await step("the bash permission is asked in the panel and allowed once", async () => {
+    const box = web.locator("#permissions .permission");
+    await box.waitFor({ timeout: 30000 });
+    await page.screenshot({ path: join(shots, "ui-permission.png") });
+    if (norm(await box.locator(".detail").textContent()) !== "echo tests pass") throw new Error("permission detail");
+    await box.locator("button", { hasText: "Allow once" }).click();
+    await web.locator(".item.assistant", { hasText: "no longer calls" }).waitFor({ timeout: 30000 });
+    await web.locator(".tool.done", { hasText: "bash" }).waitFor();
+  });
+
+  await step("the edit is in the editor (unsaved), and the turn lists the changed file", async () => {
+    await page.locator(".monaco-editor .view-lines", { hasText: "return a + b" }).first().waitFor({ timeout: 10000 });
+    const text = norm(await page.locator(".monaco-editor .view-lines").first().textContent());
+    if (text.includes("abs(a)")) throw new Error(`editor still shows abs: ${text}`);
+    const disk = readFileSync(join(run.dirs.ws, "calc.py"), "utf8");
+    if (!disk.includes("abs(a)")) throw new Error("the edit went to the disk, not (only) to the editor");
+    await page.locator(".tab.dirty", { hasText: "calc.py" }).waitFor({ timeout: 5000 });
+    await web.locator(".item.changes", { hasText: "calc.py" }).waitFor();
+    await page.screenshot({ path: join(shots, "ui-chat.png") });
+  });
+
+  await step("the session tree shows the conversation", async () => {
+    await palette("pi: Show Session Tree");
+    const rows = page.locator("[id='workbench.view.extension.pi'] .monaco-list-row, .pane-body .monaco-list-row").filter({ hasText: "please fix add" });
+    await rows.first().waitFor({ timeout: 15000 });
+  });
+
+  await step("Branch from here on an earlier message, summarizing the branch left, with a focus", async () => {
+    const earlier = web.locator(".item.assistant", { hasText: "Reading first." });
+    await earlier.hover();
+    await earlier.locator(".actions button", { hasText: "Branch from here" }).click();
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "summarize the branch I leave" }).first().click();
+    const input = page.locator(".quick-input-widget input");
+    await page.locator(".quick-input-widget", { hasText: "Summary focus" }).waitFor();
+    await input.fill("the fix");
+    await page.keyboard.press("Enter");
+    await web.locator(".item.branchSummary").waitFor({ timeout: 30000 });
+    if (await web.locator(".item.assistant", { hasText: "no longer calls" }).count()) throw new Error("the left branch is still shown in the chat");
+  });
+
+  await step("the tree changed: a branch summary node, the old branch kept", async () => {
+    // the leaf (●) is now the branch summary under the earlier message, which has 2 branches
+    await page.locator(".monaco-list-row", { hasText: "branches" }).filter({ hasText: "Reading first." }).first().waitFor({ timeout: 15000 });
+    const leaf = page.locator(".monaco-list-row", { has: page.locator(".codicon-circle-filled") });
+    await leaf.first().waitFor({ timeout: 15000 });
+    const leafText = norm(await leaf.first().textContent());
+    if (/no longer calls|Reading first/.test(leafText)) throw new Error(`leaf row: ${leafText}`);
+    // the branch left is still there, collapsed: it starts with the read tool's result
+    await page.locator(".monaco-list-row[aria-expanded='false']", { hasText: "read:" }).first().waitFor({ timeout: 5000 });
+    await page.screenshot({ path: join(shots, "ui-tree.png") });
+  });
+
+  await step("no page errors in the workbench", async () => {
+    const real = pageErrors.filter((e) => !/ResizeObserver|Canceled/.test(e));
+    if (real.length) throw new Error(real.join("\n"));
+  });
+} finally {
+  if (page && failed) await page.screenshot({ path: join(shots, "ui-failure.png") }).catch(() => undefined);
+  run.stop();
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

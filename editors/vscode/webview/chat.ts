@@ -1,0 +1,318 @@
+// The chat webview: renders the ChatModel (src/chat/model.ts) and turns clicks and keys into
+// FromWebview messages. Bundled by esbuild into media/chat.js (no inline script: the CSP allows
+// only the extension's own files). Runs in VS Code or, for the tests, in plain Chromium with a
+// mocked acquireVsCodeApi.
+import { ChatModel, type Change, type ChatItem, type ToolCard } from "../src/chat/model";
+import type { FromWebview, ToWebview } from "../src/chat/messages";
+import { renderMarkdown } from "./markdown";
+
+declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
+const vscode = acquireVsCodeApi();
+const post = (m: FromWebview): void => vscode.postMessage(m);
+
+const model = new ChatModel();
+const $ = <T extends HTMLElement>(sel: string): T => document.querySelector(sel) as T;
+const log = $("#log");
+const input = $<HTMLTextAreaElement>("#input");
+let hasEarlier = false;
+
+function el(tag: string, cls?: string, text?: string): HTMLElement {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function button(label: string, data: Record<string, string>, title?: string): HTMLButtonElement {
+  const b = el("button", "act", label) as HTMLButtonElement;
+  for (const [k, v] of Object.entries(data)) b.dataset[k] = v;
+  if (title) b.title = title;
+  return b;
+}
+
+function actions(item: ChatItem): HTMLElement {
+  const bar = el("div", "actions");
+  if (!item.entryId) return bar;
+  if (item.kind === "user") bar.append(button("Edit & branch", { action: "editAndBranch" }, "Move back before this message and edit it; sending makes a new branch"));
+  bar.append(
+    button("Branch from here", { action: "branch" }, "Continue from this point (optionally summarizing the branch you leave)"),
+    button("Label…", { action: "label" }, "Bookmark this entry in the session tree"),
+    button("Fork", { action: "fork" }, "Copy the conversation up to here into a new session"),
+    button("Copy", { action: "copy" }, "Copy this message"),
+  );
+  return bar;
+}
+
+/** Tool cards the user opened or closed (kept across re-renders); others follow their status. */
+const toolOpen = new Map<string, boolean>();
+document.addEventListener("click", (e) => {
+  const summary = (e.target as HTMLElement).closest("summary");
+  const d = summary?.parentElement as HTMLDetailsElement | undefined;
+  if (d?.classList.contains("tool") && d.dataset.toolId) toolOpen.set(d.dataset.toolId, !d.open);
+});
+
+function toolCard(card: ToolCard): HTMLElement {
+  const box = el("details", `tool ${card.status}`);
+  box.dataset.toolId = card.id;
+  (box as HTMLDetailsElement).open = toolOpen.get(card.id) ?? (card.status === "running" || card.status === "error" || !!card.diff);
+  const head = el("summary");
+  const arg = card.args.path ?? card.args.command ?? card.args.pattern ?? "";
+  head.append(el("span", "tool-name", card.name), el("span", "tool-arg", String(arg)), el("span", `status ${card.status}`, card.status === "none" ? "no result" : card.status));
+  box.append(head);
+  box.append(el("pre", "args", JSON.stringify(card.args, null, 2)));
+  if (card.diff) {
+    const pre = el("pre", "diff");
+    for (const line of card.diff.split("\n")) {
+      pre.append(el("span", line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx", line + "\n"));
+    }
+    box.append(pre);
+  }
+  if (card.output) box.append(el("pre", "output", card.output.length > 20000 ? card.output.slice(0, 20000) + "\n…" : card.output));
+  return box;
+}
+
+function renderItem(item: ChatItem): HTMLElement {
+  const div = el("div", `item ${item.kind}`);
+  div.dataset.key = String(item.key);
+  if (item.entryId) div.dataset.entryId = item.entryId;
+  switch (item.kind) {
+    case "user":
+      div.append(el("div", "who", "You"), el("div", "text", item.text));
+      break;
+    case "assistant":
+      div.append(el("div", "who", "pi"));
+      for (const b of item.blocks) {
+        if (b.type === "text") {
+          const t = el("div", "md");
+          t.innerHTML = renderMarkdown(b.text);
+          div.append(t);
+        } else if (b.type === "thinking") {
+          const d = el("details", "thinking");
+          d.append(el("summary", undefined, "Thinking"), el("div", "text", b.text));
+          div.append(d);
+        } else {
+          const card = model.tools.get(b.id);
+          if (card) div.append(toolCard(card));
+        }
+      }
+      if (item.streaming) div.append(el("span", "cursor", "▍"));
+      if (item.stopReason === "aborted") div.append(el("div", "note", "Stopped."));
+      if (item.stopReason === "error") {
+        div.append(el("div", "note error", `The model call failed: ${item.errorMessage ?? "unknown error"}. Check pi.apiBase / the API key, or send again.`));
+      }
+      break;
+    case "compaction": {
+      const d = el("details", "summary-box");
+      const what = item.pending ? "Compacting the conversation…" : item.error ? `Compaction failed: ${item.error}` :
+        `Compacted: ${item.tokensBefore ?? "?"} tokens of earlier conversation summarized`;
+      d.append(el("summary", undefined, what));
+      if (item.summary) {
+        const s = el("div", "md");
+        s.innerHTML = renderMarkdown(item.summary);
+        d.append(s);
+      }
+      div.append(d);
+      break;
+    }
+    case "branchSummary": {
+      const d = el("details", "summary-box");
+      d.append(el("summary", undefined, "Summary of the branch left"));
+      const s = el("div", "md");
+      s.innerHTML = renderMarkdown(item.summary);
+      d.append(s);
+      div.append(d);
+      break;
+    }
+    case "bash":
+      div.append(el("div", "who", `$ ${item.command}`), el("pre", "output", item.output));
+      break;
+    case "custom":
+      div.append(el("div", "text", item.text));
+      break;
+    case "notice":
+      div.classList.add(item.level);
+      div.append(el("div", "text", item.text));
+      break;
+    case "changes": {
+      div.append(el("div", "who", "Files changed in this turn"));
+      for (const f of item.files) {
+        const row = el("div", "file");
+        row.append(el("span", "path", f), button("Open diff", { diff: f }));
+        div.append(row);
+      }
+      break;
+    }
+  }
+  if (item.kind !== "notice" && item.kind !== "changes") div.append(actions(item));
+  return div;
+}
+
+const nodes = new Map<number, HTMLElement>();
+
+function render(ch: Change): void {
+  if (ch.ignored) console.warn(`pi chat: ${ch.ignored}`);
+  const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  if (ch.reset) {
+    nodes.clear();
+    log.textContent = "";
+    if (hasEarlier) log.append(button("Load earlier messages", { earlier: "1" }));
+    for (const item of model.items) {
+      const n = renderItem(item);
+      nodes.set(item.key, n);
+      log.append(n);
+    }
+  } else {
+    const keys = new Set(ch.items);
+    for (const id of ch.tools) {
+      const owner = [...model.items].reverse().find((it) => it.kind === "assistant" && it.blocks.some((b) => b.type === "toolCall" && b.id === id));
+      if (owner) keys.add(owner.key);
+    }
+    for (const key of keys) {
+      const item = model.item(key);
+      if (!item) continue;
+      const fresh = renderItem(item);
+      const old = nodes.get(key);
+      if (old) {
+        // keep the user's open/closed choice of thinking and summary boxes
+        const open = [...old.querySelectorAll("details:not(.tool)")].map((d) => (d as HTMLDetailsElement).open);
+        fresh.querySelectorAll("details:not(.tool)").forEach((d, i) => {
+          if (i < open.length) (d as HTMLDetailsElement).open = open[i];
+        });
+        old.replaceWith(fresh);
+      } else log.append(fresh);
+      nodes.set(key, fresh);
+    }
+  }
+  if (ch.header || ch.reset) renderChrome();
+  if (stick || ch.reset) log.scrollTop = log.scrollHeight;
+}
+
+function renderChrome(): void {
+  const s = model.state;
+  $("#name").textContent = s?.sessionName ?? "New session";
+  $("#model").textContent = s?.model ? `${s.model.provider}/${s.model.modelId}` : "no model";
+  $("#thinking").textContent = `thinking: ${s?.thinkingLevel ?? "off"}`;
+  const u = model.usage();
+  const pct = u.percent === null ? "?" : `${u.percent.toFixed(1)}%`;
+  $("#meter").textContent = `${u.tokens ?? "?"} / ${u.window ?? "?"} tokens (${pct}) · $${u.cost.toFixed(4)}`;
+  const bar = $("#meter-bar");
+  bar.style.width = `${Math.min(100, u.percent ?? 0)}%`;
+  document.body.classList.toggle("streaming", model.streaming);
+  document.body.classList.toggle("compacting", model.compacting);
+  const queue = $("#queue");
+  queue.textContent = "";
+  for (const t of s?.steeringQueue ?? []) queue.append(el("div", "queued steer", `Steer (queued): ${t}`));
+  for (const t of s?.followUpQueue ?? []) queue.append(el("div", "queued followup", `Follow-up (queued): ${t}`));
+  const perms = $("#permissions");
+  perms.textContent = "";
+  for (const p of model.permissions) {
+    const box = el("div", "permission");
+    box.dataset.requestId = p.requestId;
+    box.append(el("div", "what", p.kind === "bash" ? `Run this command?` : `Write outside the workspace?`), el("pre", "detail", p.detail));
+    box.append(
+      button("Allow once", { decision: "allowOnce" }),
+      button("Allow for this session", { decision: "allowSession" }),
+      button("Deny", { decision: "deny" }),
+    );
+    perms.append(box);
+  }
+}
+
+function send(mode: "prompt" | "steer" | "followUp"): void {
+  const text = input.value;
+  if (!text.trim()) return;
+  post({ type: "send", text, mode: model.streaming && mode === "prompt" ? "steer" : mode });
+  input.value = "";
+}
+
+input.addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    send("prompt");
+  }
+});
+$("#send").addEventListener("click", () => send("prompt"));
+$("#steer").addEventListener("click", () => send("steer"));
+$("#followup").addEventListener("click", () => send("followUp"));
+$("#stop").addEventListener("click", () => post({ type: "abort" }));
+for (const [id, command] of [["#model", "pickModel"], ["#thinking", "pickThinking"], ["#compact", "compact"], ["#new", "newSession"], ["#tree", "showTree"], ["#name", "rename"]] as const) {
+  $(id).addEventListener("click", () => post({ type: "command", command }));
+}
+
+document.addEventListener("click", (e) => {
+  const b = (e.target as HTMLElement).closest("button") as HTMLButtonElement | null;
+  if (!b) return;
+  if (b.dataset.decision) {
+    const box = b.closest(".permission") as HTMLElement;
+    post({ type: "permissionAnswer", requestId: box.dataset.requestId ?? "", decision: b.dataset.decision as "allowOnce" });
+    render(model.closePermission(box.dataset.requestId ?? ""));
+  } else if (b.dataset.action) {
+    const item = b.closest(".item") as HTMLElement;
+    const entryId = item.dataset.entryId ?? "";
+    const action = b.dataset.action as "copy";
+    const found = model.items.find((it) => it.entryId === entryId);
+    const text = action === "copy" && found ? itemText(found) : undefined;
+    post({ type: "action", action, entryId, ...(text !== undefined ? { text } : {}) });
+  } else if (b.dataset.diff) {
+    post({ type: "openDiff", path: b.dataset.diff });
+  } else if (b.dataset.earlier) {
+    post({ type: "loadEarlier" });
+  } else if (b.classList.contains("copy-code")) {
+    post({ type: "copy", text: b.parentElement?.querySelector("code")?.textContent ?? "" });
+  }
+});
+
+function itemText(item: ChatItem): string {
+  if (item.kind === "user" || item.kind === "custom") return item.text;
+  if (item.kind === "assistant") return item.blocks.filter((b) => b.type === "text").map((b) => (b as { text: string }).text).join("\n\n");
+  if (item.kind === "compaction" || item.kind === "branchSummary") return item.summary;
+  if (item.kind === "bash") return `$ ${item.command}\n${item.output}`;
+  return "";
+}
+
+let benchEvents = false;
+/** Report the frame that shows a change (after the DOM update, at the next animation frame). */
+function painted(kind: "reset" | "event", seq?: number): void {
+  requestAnimationFrame(() => post({ type: "painted", kind, ...(seq !== undefined ? { seq } : {}), at: performance.timeOrigin + performance.now(), items: model.items.length }));
+}
+
+window.addEventListener("message", (e: MessageEvent) => {
+  const m = e.data as ToWebview;
+  if (!m || typeof m !== "object") return;
+  switch (m.type) {
+    case "reset":
+      hasEarlier = m.hasEarlier;
+      render(model.load(m.entries, m.state));
+      painted("reset");
+      break;
+    case "earlier":
+      hasEarlier = m.hasEarlier;
+      render(model.prepend(m.entries));
+      log.scrollTop = 0;
+      break;
+    case "event":
+      render(model.apply(m.event));
+      if (benchEvents) painted("event", m.seq);
+      break;
+    case "bench":
+      benchEvents = m.events;
+      break;
+    case "permission":
+      render(model.askPermission(m.request));
+      break;
+    case "permissionClosed":
+      render(model.closePermission(m.requestId, m.note));
+      break;
+    case "setInput":
+      input.value = m.text;
+      input.focus();
+      break;
+    case "notice":
+      render(model.notice(m.level, m.text));
+      break;
+    default:
+      console.warn(`pi chat: unknown message ${JSON.stringify((m as { type?: unknown }).type)}`);
+  }
+});
+
+post({ type: "ready" });
