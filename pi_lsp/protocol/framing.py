@@ -197,7 +197,7 @@ class FrameParser:
             return Message(json.loads(body))
         except (ValueError, RecursionError) as exc:
             # A wrong Content-Length swallowed (part of) the next frame: look for it inside.
-            self._pos = start + 1
+            self._pos = start + min(1, len(body))  # an empty body has nothing to skip
             self._scanning = self._quiet = True
             return BadFrame(f"body is not JSON: {_show(str(exc).encode())}")
 

@@ -31,6 +31,12 @@ def test_a_wrong_length_loses_only_its_own_frame() -> None:
     assert isinstance(events[0], BadFrame) and events[1:] == [Message(PROBE), Message(PROBE)]
 
 
+def test_an_empty_body_does_not_eat_the_next_frame() -> None:
+    """Found by the chunking property: an empty body's resync skipped the next frame's "C"."""
+    events = FrameParser().feed(frame(b"") + GOOD)
+    assert isinstance(events[0], BadFrame) and events[1:] == [Message(PROBE)]
+
+
 def test_an_http_request_never_frames_its_body() -> None:
     body = json.dumps(PROBE).encode()
     request = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body) + body
