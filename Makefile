@@ -9,7 +9,7 @@ VSCODE_VERSION = $(shell node -p 'require("./$(VSCODE)/package.json").version')
 VSCODE_DEPS := $(VSCODE)/node_modules/.installed
 VSCODE_E2E_DEPS := $(VSCODE)/e2e/node_modules/.installed
 
-.PHONY: help demo test lint typecheck pytest bench schemas clean vsix test-vscode vscode-deps bench-vscode
+.PHONY: help demo test lint typecheck pytest test-nvim bench schemas clean vsix test-vscode vscode-deps bench-vscode acp-ts
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP) ## run the main job (offline)
 	$(PY) -m pi_lsp.demo
 
-test: $(STAMP) lint typecheck pytest test-vscode ## every check: ruff, mypy --strict, pytest, the VS Code extension
+test: $(STAMP) lint typecheck pytest test-nvim test-vscode ## every check: ruff, mypy --strict, pytest, Neovim, the VS Code extension
 
 lint: $(STAMP) ## ruff
 	$(VENV)/bin/ruff check pi_lsp tests bench
@@ -32,14 +32,26 @@ lint: $(STAMP) ## ruff
 typecheck: $(STAMP) ## mypy --strict on pi_lsp/
 	$(VENV)/bin/mypy
 
-pytest: $(STAMP) ## the test suite
-	$(PY) -m pytest
+ACP_TS := tests/acp_ts/node_modules/.installed
+
+$(ACP_TS): tests/acp_ts/package.json tests/acp_ts/package-lock.json
+	cd tests/acp_ts && npm ci --no-audit --no-fund
+	touch $(ACP_TS)
+
+acp-ts: $(ACP_TS) ## install the TypeScript ACP test client (npm ci)
+
+pytest: $(STAMP) $(ACP_TS) ## the test suite
+	$(PY) -m pytest --ignore=tests/nvim
+
+test-nvim: $(STAMP) ## the Neovim plugin in real Neovim 0.11.4 (pynvim, the real daemon)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m pytest tests/nvim
 
 bench: $(STAMP) ## benchmarks; results go to docs/benchmarks.md by hand
 	$(PY) -m bench
 
-schemas: $(STAMP) $(VSCODE_DEPS) ## regenerate schemas/ from the pydantic models, then the VS Code extension's types and pi.* settings from schemas/
+schemas: $(STAMP) $(VSCODE_DEPS) ## regenerate schemas/ from the pydantic models, then the Lua types and the VS Code extension's types and pi.* settings from schemas/
 	$(PY) -m pi_lsp.schemas_gen
+	$(PY) -m pi_lsp.devtools.lua_types
 	cd $(VSCODE) && npm run --silent gen
 
 

@@ -8,9 +8,9 @@ larger than the limit before reading it; it also never reads more than the limit
 "regular" file that keeps growing (``/proc`` files report size 0). The errors are ``OSError``
 subclasses, so callers that already turn ``OSError`` into a message keep working.
 
-Used by the tools (read, edit, grep, the .gitignore and context-file loaders); the session
-listing can use it the same way. Blocking: call it in a worker thread for anything that may be
-large or slow (:func:`read_regular_async`).
+Used by the tools (read, edit, grep, the .gitignore and context-file loaders) and, through
+:func:`open_regular`, by the session reader, listing and discovery. Blocking: call it in a
+worker thread for anything that may be large or slow (:func:`read_regular_async`).
 """
 
 from __future__ import annotations
@@ -55,6 +55,27 @@ def describe_mode(mode: int) -> str:
     return "not a regular file"
 
 
+def open_regular(path: str | os.PathLike[str]) -> int:
+    """A read-only descriptor of the regular file at ``path`` (links followed); never blocks.
+
+    Raises ``IsADirectoryError``, ``NotRegularFileError`` for a FIFO, device or socket, and the
+    errors of ``open`` (``FileNotFoundError``, ``PermissionError``…). The descriptor is
+    blocking again when returned; the caller closes it and reads it in bounded chunks.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(str(path), mode)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def read_regular(path: str, limit: int) -> bytes:
     """The bytes of the regular file at ``path`` (links followed), at most ``limit`` of them.
 
@@ -62,20 +83,15 @@ def read_regular(path: str, limit: int) -> bytes:
     it is (or grows) larger than ``limit``, ``IsADirectoryError``, ``FileNotFoundError`` and the
     other errors of ``open``. Never blocks on a FIFO or a device.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd = open_regular(path)
     try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFileError(path, info.st_mode)
-        if info.st_size > limit:
-            raise FileTooLargeError(path, info.st_size, limit)
-        os.set_blocking(fd, True)
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise FileTooLargeError(path, size, limit)
         chunks: list[bytes] = []
         total = 0
         while True:
-            chunk = os.read(fd, min(max(info.st_size, 64 * 1024), limit + 1 - total))
+            chunk = os.read(fd, min(max(size, 64 * 1024), limit + 1 - total))
             if not chunk:
                 break
             chunks.append(chunk)

@@ -66,7 +66,7 @@ def create_server() -> PiLanguageServer:
     # across every session of the editor.
     editor_fs = EditorFileSystem(PyglsEditorBridge(server), edit_mode=edit_mode)
 
-    def file_system(_workspace: Workspace) -> FileSystem:
+    def file_system(_workspace: Workspace, _session_id: str) -> FileSystem:
         return editor_fs
 
     ctx.workspaces = Workspaces(

@@ -16,6 +16,7 @@ from typing import Any
 
 from pygls.workspace import TextDocument, Workspace
 
+from pi_lsp.bridge.text_watch import notify_watches
 from pi_lsp.edits.positions import split_lines
 
 
@@ -26,6 +27,11 @@ class LspTextDocument(TextDocument):
     def lines(self) -> Sequence[str]:
         r"""The lines with their line breaks, split at ``\n``, ``\r\n`` and ``\r`` only."""
         return tuple(split_lines(self.source))
+
+    def apply_change(self, change: Any) -> None:
+        """Apply one content change, then tell the edit checks watching this document."""
+        super().apply_change(change)
+        notify_watches(self)
 
 
 def use_lsp_line_breaks(workspace: Workspace) -> None:

@@ -18,12 +18,14 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from lsprotocol.types import MessageType, ShowMessageParams
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from pi_lsp.bridge.capabilities import EditorCapabilities
+from pi_lsp.bridge.text_watch import DocumentTextWatch
 from pi_lsp.bridge.workspace_edit import apply_edit_params
-from pi_lsp.edits.bridge import ApplyOutcome, EditMode, OpenDocument, WorkspaceChange
+from pi_lsp.edits.bridge import ApplyOutcome, EditMode, OpenDocument, TextWatch, WorkspaceChange
 from pi_lsp.edits.editor_fs import EditorFileSystem
 from pi_lsp.edits.positions import PositionEncoding
 from pi_lsp.edits.uris import normal_path, path_to_uri, uri_key, uri_to_path
@@ -110,6 +112,26 @@ class PyglsEditorBridge:
                     self._index[normal_path(local)] = key
             self._indexed = keys
         return self._index
+
+    def watch_text(self, uri: str, version: int | None, expected: str) -> TextWatch | None:
+        """Watch the synced document ``uri`` for ``expected`` (None when it is not open)."""
+        try:
+            document = self.server.workspace.text_documents.get(uri_key(uri))
+        except RuntimeError:
+            return None
+        if document is None or document.version != version:
+            return None
+        return DocumentTextWatch(document, expected)
+
+    def tell_user(self, message: str) -> None:
+        """A warning for the user (``window/showMessage``) and the log."""
+        log.warning("%s", message)
+        try:
+            self.server.window_show_message(
+                ShowMessageParams(type=MessageType.Warning, message=message)
+            )
+        except Exception as exc:  # the transport is gone: the log has it
+            log.warning("window/showMessage could not be sent: %s", exc)
 
     async def apply_edit(self, change: WorkspaceChange) -> ApplyOutcome:
         """Send ``workspace/applyEdit`` and wait for the answer (or ``apply_timeout``)."""

@@ -1,6 +1,7 @@
 """The ``pi-lsp`` command line: the LSP daemon, and sub-commands for sessions, context and turns.
 
-Without a sub-command ``pi-lsp`` serves LSP (stdio by default, ``--tcp PORT`` on 127.0.0.1).
+Without a sub-command ``pi-lsp`` serves LSP (stdio by default, ``--tcp PORT`` on 127.0.0.1);
+``pi-lsp --acp`` serves the Agent Client Protocol on stdio instead.
 
 Each ``pi_lsp/cli/*_cmd.py`` module contributes a sub-command through ``register(subparsers)``.
 Modules keep heavy imports (litellm, pygls) inside their handlers so start-up stays fast.
@@ -33,6 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--tcp", type=int, metavar="PORT", help="serve LSP on 127.0.0.1:PORT")
     parser.add_argument(
+        "--acp", action="store_true", help="serve the Agent Client Protocol on stdin/stdout"
+    )
+    parser.add_argument(
         "--log-level", default="warning", help="stderr log level (debug, info, warning, error)"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -43,13 +47,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _stdio_fast_path(argv: Sequence[str]) -> str | None:
-    """The log level when ``argv`` only asks to serve stdio, else None."""
+def _stdio_fast_path(argv: Sequence[str], flag: str = "--stdio") -> str | None:
+    """The log level when ``argv`` only asks to serve stdio (``flag``: LSP or ACP), else None."""
     level = "warning"
     args = list(argv)
+    if flag != "--stdio" and flag not in args:
+        return None
     while args:
         arg = args.pop(0)
-        if arg == "--stdio":
+        if arg == flag:
             continue
         if arg == "--log-level" and args:
             level = args.pop(0)
@@ -63,6 +69,16 @@ def _stdio_fast_path(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pi-lsp`` console script and ``python -m pi_lsp``."""
     args = sys.argv[1:] if argv is None else list(argv)
+    acp_level = _stdio_fast_path(args, "--acp")
+    if acp_level is not None:
+        # Answer `initialize` before importing the ACP SDK (see pi_lsp/acp/bootstrap.py).
+        from pi_lsp.acp.bootstrap import early_initialize as early_acp
+
+        prefix, answered_id = early_acp(0, 1, __version__)
+        from pi_lsp.acp.server import serve_acp
+
+        serve_acp(acp_level, prefix=prefix, answered=answered_id)
+        return 0
     level = _stdio_fast_path(args)
     if level is not None:
         # Answer `initialize` before importing pygls (see pi_lsp/bootstrap.py).
@@ -79,7 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         from pi_lsp.server import serve_stdio, serve_tcp
 
-        if parsed.tcp is not None:
+        if parsed.acp:
+            from pi_lsp.acp.server import serve_acp
+
+            serve_acp(parsed.log_level)
+        elif parsed.tcp is not None:
             return serve_tcp(parsed.tcp, parsed.log_level)
         else:
             serve_stdio(parsed.log_level)

@@ -2,7 +2,9 @@
 
 Assistant text streams to stdout; tool activity, retries and compaction go to stderr, so
 ``pi-lsp run ... > answer.txt`` keeps only the answer. Ctrl-C aborts the turn (the partial reply
-is stored as aborted) and exits 130. litellm is imported only here, when a turn really runs.
+is stored as aborted) and exits 130. The turn holds the session's turn lock, the one the daemon
+holds for its turns: while a daemon runs a turn on the file, ``run`` says so and exits 1.
+litellm is imported only here, when a turn really runs.
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_lsp.cli import CommandError
+
+if TYPE_CHECKING:
+    from pi_lsp.session import SessionStore
+    from pi_lsp.settings import Settings
 
 
 def register(sub: Any) -> None:
@@ -38,10 +44,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from pi_lsp.agent.agent_session import NoModelError
-    from pi_lsp.agent.factory import AgentOptions, create_agent_session
+    from pi_lsp.daemon.turn_lock import SessionBusyError, TurnLock
     from pi_lsp.session import SessionFileError, SessionStore
     from pi_lsp.session.branching import continue_recent
+    from pi_lsp.session.paths import agent_dir
     from pi_lsp.settings import load_settings
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
@@ -57,6 +63,26 @@ async def _main(args: argparse.Namespace) -> int:
             store = SessionStore.create(cwd)
     except SessionFileError as exc:
         raise CommandError(str(exc)) from None
+    # The daemon's turn lock: a daemon turn on this file and this one never interleave.
+    lock = TurnLock.for_session(store.path, store.session_id, agent_dir())
+    try:
+        lock.acquire()
+    except SessionBusyError as exc:
+        store.close()
+        raise CommandError(f"{store.path}: {exc}") from None
+    try:
+        store.refresh()  # what the other process wrote before it let go
+        return await _turn(args, store, cwd, settings)
+    finally:
+        lock.release()
+        store.close()
+
+
+async def _turn(args: argparse.Namespace, store: SessionStore, cwd: str, settings: Settings) -> int:
+    """Run the prompt on ``store`` (its turn lock held) and print it."""
+    from pi_lsp.agent.agent_session import NoModelError
+    from pi_lsp.agent.factory import AgentOptions, create_agent_session
+
     try:
         agent = await create_agent_session(
             store, cwd, settings, AgentOptions(model=args.model, thinking_level=args.thinking)

@@ -5,6 +5,8 @@ compaction and state changes) leaves through one sink with a gap-free sequence n
 editor can tell it missed nothing. Writes (a turn, compaction, navigation, labels, renames, model
 changes) hold the session's cross-process turn lock; a second editor on the same file gets a
 clear "busy in another process" error instead of interleaving its entries with a running turn.
+Closing aborts the turn or compaction in progress and waits for its last write before the lock
+is given back, so no entry of this session is ever written after another process took over.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ from pi_lsp.settings import Settings
 
 logger = logging.getLogger(__name__)
 
+CLOSE_GRACE = 10.0
+"""Seconds a close waits for an aborted compaction or navigation to stop by itself before it
+is cancelled (a summary request that ignores the abort)."""
+
 EventSink = Callable[[str, int, JsonObject], None]
 """``(session id, sequence number, event)``: sends one ``pi/event`` notification."""
 
@@ -64,6 +70,9 @@ class LiveSession:
         self.tree = TreeView(self.store)
         self._messages: tuple[tuple[str | None, int], bytes] | None = None
         self._run: asyncio.Task[None] | None = None
+        self._writers: set[asyncio.Task[Any]] = set()
+        """Requests inside :meth:`_writing` (compaction, navigation) that may still write."""
+        self.closing = False
         agent.subscribe(self._on_agent_event)
         self.store.add_listener(self._on_entries)
 
@@ -85,6 +94,25 @@ class LiveSession:
             if self.store.get(record.id) is record:
                 node = self.tree.node(record.id)
                 self.emit({"type": "entry_appended", "entry": node, "external": external})
+        if external and records:
+            self.state_changed()  # the leaf and the counts moved with the other process's entries
+
+    async def watch_file(self, interval: float = 0.25) -> None:
+        """Notice what another process appends to the session file while no turn runs here.
+
+        Two editors on one session: the one not running the turn sees the other's entries as
+        ``entry_appended`` (``external: true``) when they are written, not at its next request.
+        A cheap poll (``fstat`` under a shared lock) while this process holds no turn lock.
+        """
+        while True:
+            await asyncio.sleep(interval)
+            if self.lock.held or self.store.path is None or not self.store.path.exists():
+                continue
+            try:
+                self.store.refresh()
+            except Exception:  # a replaced or unreadable file: the next request reports it
+                logger.warning("watching %s stopped", self.store.path, exc_info=True)
+                return
 
     def state_changed(self) -> None:
         """Tell the editor the session's state changed (model, leaf, streaming, queues…)."""
@@ -170,6 +198,7 @@ class LiveSession:
             await self.agent.prompt(text, images, streaming_behavior=streaming_behavior)
             self.state_changed()
             return PromptResult(queued=True, userEntryId=None).model_dump()
+        self._refuse_if_closing()
         self.lock.acquire()
         try:
             self.store.refresh()
@@ -195,6 +224,13 @@ class LiveSession:
         stored.cancel()
         run.result()  # raises what stopped the prompt before the user message was stored
         raise RuntimeError("the prompt ended before its message was stored")
+
+    async def turn_finished(self) -> None:
+        """Return once the turn started by :meth:`prompt` (if any) has ended and released."""
+        run = self._run
+        if run is not None:
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(run)
 
     def _finished(self, task: asyncio.Task[None], unsubscribe: Callable[[], None]) -> None:
         unsubscribe()
@@ -286,17 +322,36 @@ class LiveSession:
     def _writing(self) -> Any:
         if self.agent.is_streaming:
             raise AgentBusyError("The agent is running: abort it first")
+        self._refuse_if_closing()
         self.lock.acquire()
+        task = asyncio.current_task()
+        if task is not None:
+            self._writers.add(task)
         try:
             self.store.refresh()
             yield
         finally:
+            if task is not None:
+                self._writers.discard(task)
             self.lock.release()
             self.state_changed()
 
+    def _refuse_if_closing(self) -> None:
+        if self.closing:
+            raise AgentBusyError("The session is being closed")
+
     async def close(self) -> None:
-        """Abort any turn, release the lock and the file."""
+        """Abort any turn or compaction, wait for its last write, then release lock and file."""
+        self.closing = True
         if self.agent.is_streaming:
             await self.abort()
-        self.lock.release()
-        self.store.close()
+        writers = self._writers - {asyncio.current_task()}
+        if writers:
+            await self.agent.abort()  # the summary request of a compaction or navigation stops
+            _, stubborn = await asyncio.wait(writers, timeout=CLOSE_GRACE)
+            for task in stubborn:
+                task.cancel()
+            if stubborn:
+                await asyncio.wait(stubborn)
+        self.store.close()  # from here on a stray write raises instead of reaching the file
+        self.lock.release_all()

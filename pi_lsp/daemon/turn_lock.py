@@ -4,7 +4,10 @@ Appends are already serialized by the session file's own lock; this lock is held
 turn (and for compaction, navigation and other writes), so a second daemon never interleaves
 its entries with a running turn. It is an ``flock`` on a small file under
 ``<agentDir>/pi-lsp/locks/`` named after the session file: the kernel releases it when the
-process dies, so a crash never leaves a session locked.
+process dies, so a crash never leaves a session locked. The lock file holds the holder's pid for
+the "busy" message; writing it is best effort (a full disk must not leave a lock taken and
+never given back). The daemon and ``pi-lsp run`` build it with :meth:`TurnLock.for_session`,
+so both take the same lock for the same file, whichever path (or symlink) named it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import fcntl
 import hashlib
 import os
 from pathlib import Path
+
+LOCK_SUBDIR = ("pi-lsp", "locks")
 
 
 class SessionBusyError(RuntimeError):
@@ -28,6 +33,12 @@ class TurnLock:
         self.path = lock_dir / f"{digest}.lock"
         self._fd: int | None = None
         self._depth = 0
+
+    @classmethod
+    def for_session(cls, path: Path | None, session_id: str, agent: Path) -> TurnLock:
+        """The lock of a session file (its real path) or, for an in-memory session, its id."""
+        key = os.path.realpath(path) if path is not None else session_id
+        return cls(key, agent.joinpath(*LOCK_SUBDIR))
 
     @property
     def held(self) -> bool:
@@ -50,8 +61,12 @@ class TurnLock:
                 f"Session is busy in another process (pid {holder}): a turn is running there; "
                 "try again when it has finished"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        with contextlib.suppress(OSError):  # the pid only names the holder; the flock is the lock
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self._fd, self._depth = fd, 1
 
     def release(self) -> None:
@@ -66,6 +81,12 @@ class TurnLock:
             os.ftruncate(fd, 0)
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+    def release_all(self) -> None:
+        """Give the lock back whatever the depth (closing a session after its last write)."""
+        if self._fd is not None:
+            self._depth = 1
+            self.release()
 
     def __enter__(self) -> TurnLock:
         self.acquire()

@@ -26,7 +26,7 @@ from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
 from pi_lsp.session.listing import SessionLister
-from pi_lsp.session.paths import agent_dir
+from pi_lsp.session.paths import agent_dir, lexical_path
 from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
 from pi_lsp.tools import FileSystem, close_tools
@@ -50,8 +50,10 @@ class Workspace:
     problems: list[str] = field(default_factory=list)
 
 
-FsFactory = Callable[[Workspace], FileSystem | None]
+FsFactory = Callable[[Workspace, str], FileSystem | None]
+"""The tools' file system for a session: ``(its folder, its session id)``."""
 AskerFactory = Callable[[str], Asker]
+"""The permission asker of a session, given its id."""
 
 
 class Workspaces:
@@ -77,6 +79,8 @@ class Workspaces:
         self._opened_in: dict[str, Workspace] = {}
         """The folder each open session was opened in (kept when the folder is removed)."""
         self._background: set[asyncio.Future[None]] = set()
+        self._watchers: dict[str, asyncio.Future[None]] = {}
+        """Per open session: the task noticing other processes' appends (``watch_file``)."""
         self._default = Workspace(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
 
     # ----------------------------------------------------------------- folders and settings
@@ -191,32 +195,42 @@ class Workspaces:
             raise UnknownSessionError(f"Unknown session: {session_id} (open it first)")
         return live
 
-    def list_sessions(self, uri: str | None) -> list[SessionInfo]:
-        """pi's session list for a folder."""
-        return self.lister.list_cwd(self.folder(uri).cwd, self.agent_dir)
+    async def list_sessions(self, uri: str | None) -> list[SessionInfo]:
+        """pi's session list for a folder, read in a worker thread (big folders never block)."""
+        cwd = self.folder(uri).cwd
+        return await asyncio.to_thread(self.lister.list_cwd, cwd, self.agent_dir)
 
     async def new_session(self, uri: str | None) -> LiveSession:
-        """A new session in a folder (its file appears with the first reply)."""
+        """A new session in a folder (its file appears with the first user message)."""
         workspace = self.folder(uri)
         return await self._live(SessionStore.create(workspace.cwd), workspace)
 
     async def open_session(self, path: str, uri: str | None) -> LiveSession:
-        """Open a session file (the same live session if it is already open)."""
-        resolved = Path(path).expanduser().resolve()
+        """Open a session file (the same live session if it is already open).
+
+        The session keeps the path as given (made absolute, symlinks kept), as pi does: a fork
+        records it as ``parentSession``. Whether it is already open is decided on real paths.
+        """
+        given = lexical_path(path)
+        resolved = given.resolve()
         for live in self.sessions.values():
             if live.store.path is not None and live.store.path.resolve() == resolved:
                 return live
         if not resolved.is_file():
-            raise FileNotFoundError(f"No such session file: {resolved}")
+            raise FileNotFoundError(f"No such session file: {given}")
         named = self.folder(uri) if uri is not None else None
         # Reading is CPU work proportional to the file (seconds for a big or broken one): a
         # worker thread does it, so the daemon goes on answering meanwhile.
-        store = await asyncio.to_thread(SessionStore.open, resolved)
+        store = await asyncio.to_thread(SessionStore.open, given)
         for live in self.sessions.values():  # opened by a concurrent request meanwhile
             if live.store.path is not None and live.store.path.resolve() == resolved:
                 store.close()
                 return live
         return await self._live(store, named or self._folder_of(store.cwd))
+
+    async def adopt(self, store: SessionStore, uri: str | None) -> LiveSession:
+        """Serve a store the caller opened itself (the ACP face replays it meanwhile)."""
+        return await self._live(store, self.folder(uri))
 
     def _folder_of(self, cwd: str) -> Workspace:
         for workspace in self.folders.values():
@@ -265,19 +279,19 @@ class Workspaces:
             agent=str(self.agent_dir),
         )
         options = AgentOptions(
-            fs=self._fs_factory(workspace) if self._fs_factory else None,
+            fs=self._fs_factory(workspace, store.session_id) if self._fs_factory else None,
             project=self.project,
             permissions=gate,
         )
         agent = await create_agent_session(store, workspace.cwd, workspace.settings, options)
-        key = str(store.path) if store.path is not None else store.session_id
-        lock = TurnLock(key, self.agent_dir / "pi-lsp" / "locks")
+        lock = TurnLock.for_session(store.path, store.session_id, self.agent_dir)
         live = LiveSession(agent, self._sink, lock, workspace.uri)
         self.sessions[live.id] = live
         self._opened_in[live.id] = workspace
         warming = asyncio.ensure_future(live.tree.warm())  # the first tree request is then fast
         self._background.add(warming)
         warming.add_done_callback(self._background.discard)
+        self._watchers[live.id] = asyncio.ensure_future(live.watch_file())
         # A big session is tens of thousands of long-lived objects: keep them out of every
         # future full collection (they are freed by reference counting when the session closes).
         gc.freeze()
@@ -287,6 +301,9 @@ class Workspaces:
         """Close one session."""
         live = self.sessions.pop(session_id, None)
         self._opened_in.pop(session_id, None)
+        watcher = self._watchers.pop(session_id, None)
+        if watcher is not None:
+            watcher.cancel()
         if live is not None:
             await live.close()
             close_tools(live.agent.config.tools)  # bash's full-output files go with it

@@ -68,6 +68,22 @@ class ApplyOutcome:
     reason: str | None = None
 
 
+class TextWatch(Protocol):
+    """Watches one document for the text an applied edit should produce (see ``watch_text``)."""
+
+    def verdict(self) -> bool | None:
+        """Whether the server's copy held the expected text.
+
+        True once it did; False once a change arrived (a later version) without it ever
+        holding that text; None while nothing came yet.
+        """
+        ...
+
+    def close(self) -> None:
+        """Stop watching."""
+        ...
+
+
 class EditorBridge(Protocol):
     """An attached editor as the file system sees it."""
 
@@ -102,4 +118,16 @@ class EditorBridge(Protocol):
 
     async def apply_edit(self, change: WorkspaceChange) -> ApplyOutcome:
         """Ask the editor to apply ``change``; a refusal, an error or no answer is not applied."""
+        ...
+
+    def watch_text(self, uri: str, version: int | None, expected: str) -> TextWatch | None:
+        """Start watching the open document ``uri`` (now at ``version``) for ``expected``.
+
+        Called before an edit is sent, so the editor's report of it cannot be missed. None when
+        the bridge cannot watch (then an applied edit is trusted, as before).
+        """
+        ...
+
+    def tell_user(self, message: str) -> None:
+        """Show ``message`` to the user (``window/showMessage``, warning)."""
         ...

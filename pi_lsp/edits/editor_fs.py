@@ -12,7 +12,10 @@
   but refuses one that would go behind an open buffer holding unsaved changes.
 
 Writes to one file are serialized, and a write waits until the editor has reported the result
-of the previous one (its ``didChange``), so edits are always computed against known text.
+of the previous one (its ``didChange``), so edits are always computed against known text. When
+the bridge can watch documents, an edit the editor calls applied is only a success once the
+text it reports back shows the edit's result; otherwise it is a failed edit and the user is
+told that an undo restores the file.
 """
 
 from __future__ import annotations
@@ -27,10 +30,18 @@ from dataclasses import dataclass
 from pi_lsp.edits import messages
 from pi_lsp.edits.attribution import ReadSnapshot, annotation_label, current_tool, remember_read
 from pi_lsp.edits.attribution import take_read as _take_read
-from pi_lsp.edits.bridge import CreateFile, EditMode, EditorBridge, TextChange, WorkspaceChange
+from pi_lsp.edits.bridge import (
+    CreateFile,
+    EditMode,
+    EditorBridge,
+    TextChange,
+    TextWatch,
+    WorkspaceChange,
+)
 from pi_lsp.edits.diff import Edit, text_edits
 from pi_lsp.edits.overlay import DiskStamp, Overlay
 from pi_lsp.edits.uris import path_to_uri, uri_key
+from pi_lsp.edits.verify import edit_intact
 from pi_lsp.tools.errors import ToolError
 from pi_lsp.tools.fs import FileStat, FileSystem, LocalFileSystem, encode_utf8
 
@@ -81,6 +92,9 @@ class EditorFileSystem:
         self._clock = clock
         self.overlay = Overlay(ttl=settle_timeout, clock=clock)
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._late_checks: set[asyncio.Future[None]] = set()
+        self._told: dict[str, float] = {}
+        """When the user was last told about an edit of a file that landed wrong."""
 
     def edit_mode(self, path: str) -> EditMode:
         """The edit mode setting that applies to ``path`` now."""
@@ -213,11 +227,80 @@ class EditorFileSystem:
             return
         edits = tuple(text_edits(view.text, text, self.bridge.position_encoding))
         version = view.version if self.bridge.document_changes else None
-        await self._apply(path, (TextChange(view.uri, version, edits),), label)
+        watch = None if view.created else self.bridge.watch_text(view.uri, view.version, text)
+        try:
+            await self._apply(path, (TextChange(view.uri, version, edits),), label)
+        except BaseException:
+            if watch is not None:
+                watch.close()
+            raise
         if view.created:
             self.overlay.record_create(view.uri, text, _disk_stamp(path))
-        else:
-            self.overlay.record_edit(view.uri, view.version, text)
+            return
+        self.overlay.record_edit(view.uri, view.version, text)
+        if watch is not None:
+            await self._verify(path, view, text, watch)
+
+    async def _verify(self, path: str, view: _View, text: str, watch: TextWatch) -> None:
+        """Wait for the editor's report of an applied edit and check it produced the text.
+
+        The editor said ``applied: true``; the text it then sends must have been, at some point
+        of its changes, exactly the text the edit was computed to give. Otherwise the edit
+        was applied to other text (a client that applies edits at stale positions): unless the
+        edit still sits intact in the reported text (the other change was elsewhere,
+        ``edit_intact``), the model is told it failed and the user that an undo restores the
+        file. No report within
+        ``settle_timeout``: the edit is trusted as before, and a late report is still checked.
+        """
+        deadline = self._clock() + self.settle_timeout
+        verdict = watch.verdict()
+        while verdict is None and self._clock() < deadline:
+            await asyncio.sleep(self.poll_interval)
+            verdict = watch.verdict()
+        if verdict is None:
+            self.overlay.record_edit(view.uri, view.version, text)  # trusted from now on
+            task = asyncio.ensure_future(self._late_verdict(path, watch, view.text, text))
+            self._late_checks.add(task)
+            task.add_done_callback(self._late_checks.discard)
+            return
+        watch.close()
+        if not verdict and self._landed_anyway(path, view.text, text):
+            return
+        if not verdict:
+            self.overlay.drop(view.uri)
+            self._tell_user(path)
+            raise ToolError(messages.mismatch(path))
+
+    def _tell_user(self, path: str, quiet: float = 10.0) -> None:
+        """Tell the user an edit of ``path`` landed wrong, at most once per ``quiet`` seconds.
+
+        Per file; each failed edit still reaches the model.
+        """
+        now = self._clock()
+        if now - self._told.get(path, now - quiet) >= quiet:
+            self._told[path] = now
+            self.bridge.tell_user(messages.user_mismatch(path))
+
+    def _landed_anyway(self, path: str, base: str, expected: str) -> bool:
+        """An edit applied to changed text that still landed exactly (the change was elsewhere).
+
+        The editor's copy is read once its report is in; ``edit_intact`` decides.
+        """
+        document = self.bridge.open_document(path)
+        return document is not None and edit_intact(base, expected, document.text)
+
+    async def _late_verdict(self, path: str, watch: TextWatch, base: str, expected: str) -> None:
+        """Keep checking an edit whose report came late; a mismatch still reaches the user."""
+        try:
+            deadline = self._clock() + 60.0
+            verdict = watch.verdict()
+            while verdict is None and self._clock() < deadline:
+                await asyncio.sleep(max(self.poll_interval, 0.05))
+                verdict = watch.verdict()
+            if verdict is False and not self._landed_anyway(path, base, expected):
+                self._tell_user(path)
+        finally:
+            watch.close()
 
     async def _create(self, path: str, text: str, label: str) -> None:
         """``CreateFile`` plus the content, in one applyEdit."""

@@ -31,6 +31,32 @@ def unconfirmed(path: str, seconds: float) -> str:
     )
 
 
+def mismatch(path: str) -> str:
+    """The editor said it applied the change, but the text it then reported is not the result."""
+    return (
+        f"The editor reported the change to {path} as applied, but the buffer's text afterwards"
+        " is not the expected result (it was probably being edited at the same time), so the"
+        " change counts as failed. The user was told that an undo restores the file."
+        f" {RETRY}"
+    )
+
+
+def unconfirmed_apply(path: str, seconds: float) -> str:
+    """The editor said it applied the change, but never reported the resulting text."""
+    return (
+        f"The editor reported the change to {path} as applied but did not send the resulting"
+        f" text within {seconds:g} s, so whether it was made is unknown. {RETRY}"
+    )
+
+
+def user_mismatch(path: str) -> str:
+    """What the user reads when an applied edit did not produce the text the agent computed."""
+    return (
+        f"pi_lsp: the agent's edit to {path} did not land as computed (the buffer changed at the"
+        " same time). The agent was told the edit failed; an undo restores the file."
+    )
+
+
 def unsaved_changes(path: str, why_disk: str) -> str:
     """A disk write would go behind an editor buffer that holds unsaved changes."""
     return (

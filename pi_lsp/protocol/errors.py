@@ -1,55 +1,46 @@
-"""Domain errors as JSON-RPC errors: one code per kind, the message says what to do."""
+"""Domain errors as JSON-RPC errors: one code per kind, the message says what to do.
+
+The codes and the checks are protocol-free (:mod:`pi_lsp.daemon.errors`, shared with the ACP
+face); this module makes pygls exceptions of them.
+"""
 
 from __future__ import annotations
-
-from typing import Any
 
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from pi_lsp.agent.agent_session import AgentBusyError, NoModelError
-from pi_lsp.compaction.errors import CompactionError
-from pi_lsp.daemon.turn_lock import SessionBusyError
-from pi_lsp.daemon.workspaces import UnknownFolderError, UnknownSessionError
-from pi_lsp.session import EntryNotFoundError, SessionFileError
+from pi_lsp.daemon.errors import (
+    BUSY,
+    BUSY_ELSEWHERE,
+    CODES,
+    COMPACTION,
+    INVALID_REQUEST,
+    NO_MODEL,
+    SESSION_FILE,
+    UNKNOWN_ENTRY,
+    UNKNOWN_FOLDER,
+    UNKNOWN_SESSION,
+    bounded,
+    error_code,
+    not_unicode,
+)
 
-UNKNOWN_SESSION = -32001
-UNKNOWN_ENTRY = -32002
-BUSY_ELSEWHERE = -32003
-BUSY = -32004
-NO_MODEL = -32005
-COMPACTION = -32006
-SESSION_FILE = -32007
-UNKNOWN_FOLDER = -32008
-INVALID_REQUEST = -32009
-
-CODES: list[tuple[type[BaseException], int]] = [
-    (UnknownSessionError, UNKNOWN_SESSION),
-    (EntryNotFoundError, UNKNOWN_ENTRY),
-    (SessionBusyError, BUSY_ELSEWHERE),
-    (AgentBusyError, BUSY),
-    (NoModelError, NO_MODEL),
-    (CompactionError, COMPACTION),
-    (SessionFileError, SESSION_FILE),
-    (FileNotFoundError, SESSION_FILE),
-    (OSError, SESSION_FILE),  # a path the system refuses (too long, not allowed, a directory)
-    (UnknownFolderError, UNKNOWN_FOLDER),
-    (ValueError, INVALID_REQUEST),
+__all__ = [
+    "BUSY",
+    "BUSY_ELSEWHERE",
+    "CODES",
+    "COMPACTION",
+    "INVALID_REQUEST",
+    "NO_MODEL",
+    "SESSION_FILE",
+    "UNKNOWN_ENTRY",
+    "UNKNOWN_FOLDER",
+    "UNKNOWN_SESSION",
+    "as_rpc_error",
+    "bounded",
+    "invalid_params",
+    "not_unicode",
 ]
-"""Checked in order (the first match wins)."""
-
-
-def bounded(message: str, limit: int = 1000) -> str:
-    """``message`` cut to ``limit`` characters, saying how long it was.
-
-    Messages echo what the editor sent (an unknown session id, folder or path; one problem per
-    bad list item): a 50,000-character id must not come back as a 50 KB error, nor go to the
-    log as one line (an editor reading stderr line by line may choke on it; pytest-lsp's reader
-    did, and the daemon then blocked writing its log).
-    """
-    if len(message) <= limit:
-        return message
-    return f"{message[:limit]}… ({len(message)} characters)"
 
 
 def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:
@@ -61,33 +52,7 @@ def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:
     return JsonRpcInvalidParams(bounded("Invalid params: " + "; ".join(problems)))
 
 
-def not_unicode(value: Any) -> str | None:
-    r"""The path (``images.0.data``) of the first string in ``value`` that is not valid Unicode.
-
-    JSON's ``\ud800`` escapes can carry lone UTF-16 surrogates, which Python keeps in ``str``
-    but no UTF-8 writer accepts: such a prompt would be stored, then break every event and view
-    that shows it. Params are checked (after validation, so ignored fields do not count).
-    """
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                return path or "params"
-        elif isinstance(item, dict):
-            stack += [(f"{path}.{k}" if path else str(k), v) for k, v in reversed(item.items())]
-        elif isinstance(item, list | tuple):
-            stack += [
-                (f"{path}.{i}" if path else str(i), v) for i, v in reversed(list(enumerate(item)))
-            ]
-    return None
-
-
 def as_rpc_error(exc: BaseException) -> JsonRpcException | None:
     """The JSON-RPC error for a known domain error, None for anything unexpected."""
-    for kind, code in CODES:
-        if isinstance(exc, kind):
-            return JsonRpcException(bounded(str(exc)), code)
-    return None
+    code = error_code(exc)
+    return None if code is None else JsonRpcException(bounded(str(exc)), code)

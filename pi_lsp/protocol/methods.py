@@ -7,7 +7,6 @@ errors with the codes in :mod:`pi_lsp.protocol.errors`.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -41,8 +40,7 @@ def _images(params: p.PromptParams | p.QueueParams) -> list[dict[str, Any]]:
 
 
 async def _list_sessions(ctx: ServerContext, params: p.FolderParams) -> Any:
-    # Reading every session file's metadata is seconds for a big or broken one: off the loop.
-    infos = await asyncio.to_thread(ctx.workspaces.list_sessions, params.folder)
+    infos = await ctx.workspaces.list_sessions(params.folder)
     return RawJson.of({"sessions": [i.model_dump() for i in infos]})
 
 

@@ -8,11 +8,13 @@ not contain); ``fork_from`` copies every entry of another file under a new heade
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from pi_lsp.regular_files import open_regular
 from pi_lsp.session.ids import Clock, IdFactory, now, random_uuid
 from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line, loads
-from pi_lsp.session.paths import session_dir
+from pi_lsp.session.paths import lexical_path, session_dir
 from pi_lsp.session.reader import read_session_file
 from pi_lsp.session.records import Record, SessionFileError
 from pi_lsp.session.store import SessionStore
@@ -78,13 +80,15 @@ def fork_from(
 ) -> SessionStore:
     """Copy every entry of ``source`` (all branches) into a new session of ``target_cwd``.
 
-    The copy is written at once with ``parentSession`` pointing at the source. An old-version
-    source is migrated in memory first (pi copies it unmigrated, producing a broken file).
+    The copy is written at once with ``parentSession`` pointing at the source: its path as
+    given, made absolute lexically (symlinks are not resolved), as pi records it. An
+    old-version source is migrated in memory first (pi copies it unmigrated, producing a broken
+    file).
 
     Raises:
         SessionFileError: the source is missing, empty or not a session file.
     """
-    source = Path(source).resolve()
+    source = lexical_path(source)
     loaded = read_session_file(source, uuids=uuids)
     if loaded.header is None:
         raise SessionFileError(source, 0, "cannot fork: not a session file or empty")
@@ -100,10 +104,16 @@ def fork_from(
 def read_header(path: Path, limit: int = 65536) -> JsonObject | None:
     """The header of a session file from its first line, or None if it has none."""
     try:
-        with path.open("rb") as handle:
+        fd = open_regular(path)  # a FIFO named *.jsonl must not stall discovery
+    except OSError:
+        return None
+    try:
+        with open(fd, "rb", closefd=False) as handle:
             first = handle.readline(limit)
     except OSError:
         return None
+    finally:
+        os.close(fd)
     try:
         value = loads(first)
     except ValueError:

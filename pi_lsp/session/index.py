@@ -21,6 +21,9 @@ from pi_lsp.session.context import (
 from pi_lsp.session.records import Diagnostic, DiagnosticList, Record, Settings
 from pi_lsp.session.tree import SessionTree, build_tree
 
+CONVERSATION_ROLES = ("user", "assistant")
+"""Roles whose first message creates a new session's file (pi 1.6.0's ``_hasConversation``)."""
+
 
 class SessionIndex:
     """Entries in file order and by id, with pi's label and name replay."""
@@ -32,7 +35,8 @@ class SessionIndex:
         self.by_id: dict[str, Record] = {}
         self.labels: dict[str, str] = {}
         self.name: str | None = None
-        self.has_assistant = False
+        self.has_conversation = False
+        """True once a user or assistant message is indexed (a new file is written then)."""
         self.diagnostics: list[Diagnostic] = DiagnosticList(where)
         self._settings_reliable = True  # false once a duplicate id could leave stale settings
 
@@ -63,8 +67,8 @@ class SessionIndex:
             self.diagnostics.append(Diagnostic(self.where, record.line, reason))
         kind = record.type
         if kind == "message":
-            if record.role == "assistant":
-                self.has_assistant = True
+            if record.role in CONVERSATION_ROLES:
+                self.has_conversation = True
         elif kind == "label":
             self._replay_label(record)
         elif kind == "session_info":

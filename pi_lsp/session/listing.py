@@ -4,18 +4,27 @@ Each file is scanned once with a typed decoder that validates every line but onl
 fields the list needs (tool results and thinking are skipped, not materialised). Results are
 cached per file, keyed by (inode, size, mtime); a file that only grew is read from where the last
 scan stopped, so listing a folder where one session just got a turn re-reads one turn.
+
+Memory stays bounded whatever the folder holds: only regular files are opened (a ``*.jsonl``
+FIFO or a link to ``/dev/zero`` is skipped, never waited on), a file is streamed in chunks, a
+file without a session header in its first :data:`HEADER_LIMIT` bytes is dropped unread, a line
+longer than :data:`MAX_LINE` is skipped without being buffered, and the search text kept per
+session stops at :data:`TEXT_LIMIT` characters. Callers on an event loop run it in a thread.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import stat
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
+from pi_lsp.regular_files import open_regular
 from pi_lsp.session.ids import iso_time, parse_iso_ms
 from pi_lsp.session.jsonl import JsonLineError, loads
 from pi_lsp.session.paths import session_dir, sessions_root
@@ -41,6 +50,14 @@ class _Line(msgspec.Struct):
     message: _Message | None = None
 
 
+HEADER_LIMIT = 1 << 20
+"""Bytes within which the session header must appear (pi 1.6.0 scans headers up to 1 MiB)."""
+MAX_LINE = 32 << 20
+"""Longer lines are skipped while listing (never buffered whole)."""
+TEXT_LIMIT = 2 << 20
+"""Characters of ``allMessagesText`` (and ``firstMessage``) kept per session."""
+CHUNK = 1 << 20
+
 _decode_line = msgspec.json.Decoder(_Line).decode
 _decode_content = msgspec.json.Decoder(str | list[_Block]).decode
 
@@ -64,10 +81,19 @@ class _Scan:
     messages: int = 0
     first_user: str = ""
     texts: list[str] = field(default_factory=list)
+    text_chars: int = 0
     name: str | None = None
     last_activity: int | None = None
     consumed: int = 0
     tail: bytes = b""
+
+    @property
+    def hopeless(self) -> bool:
+        """True once the file cannot be a session: reading on would be wasted."""
+        header = self.header
+        if header is None:
+            return self.consumed > HEADER_LIMIT
+        return not isinstance(header, dict) or header.get("type") != "session"
 
 
 def _text_of(content: Any) -> str:
@@ -115,6 +141,8 @@ def _feed(scan: _Scan, data: bytes) -> None:
             continue
         if scan.header is None:
             scan.header = loads(line)
+            if scan.hopeless:  # not a session: the rest does not matter
+                return
             continue
         kind = parsed.type
         if kind == "session_info" and isinstance(parsed.name, str) and parsed.name:
@@ -128,9 +156,12 @@ def _feed(scan: _Scan, data: bytes) -> None:
         _activity(scan, message.timestamp, parsed.timestamp)
         text = _content_text(message.content)
         if text:
-            scan.texts.append(text)
+            if scan.text_chars < TEXT_LIMIT:
+                kept = text[: TEXT_LIMIT - scan.text_chars]
+                scan.texts.append(kept)
+                scan.text_chars += len(kept)
             if not scan.first_user and message.role == "user":
-                scan.first_user = text
+                scan.first_user = text[:TEXT_LIMIT]
 
 
 def _activity(scan: _Scan, message_ms: Any, entry_iso: Any) -> None:
@@ -172,55 +203,104 @@ def _info(path: Path, scan: _Scan, mtime_ns: int) -> SessionInfo | None:
     )
 
 
+def _stream(fd: int, scan: _Scan) -> bytes:
+    """Fold the complete lines from ``scan.consumed`` on into ``scan``, one chunk at a time.
+
+    Returns the last line when the file does not end with a newline (b"" otherwise, or when
+    that line is too long or the file is not a session).
+    """
+    offset = scan.consumed
+    os.lseek(fd, offset, os.SEEK_SET)
+    pending = bytearray()
+    skipping = False  # inside a line longer than MAX_LINE
+    while not scan.hopeless:
+        data = os.read(fd, CHUNK)
+        if not data:
+            break
+        offset += len(data)
+        if skipping:
+            newline = data.find(b"\n")
+            if newline < 0:
+                if scan.header is None:
+                    scan.consumed = offset  # counts towards HEADER_LIMIT
+                continue
+            data, skipping = data[newline + 1 :], False
+            scan.consumed = offset - len(data)
+        newline = data.rfind(b"\n")
+        if newline < 0:
+            pending += data
+            if len(pending) > MAX_LINE:
+                pending.clear()
+                skipping = True
+            continue
+        complete = data if newline + 1 == len(data) else data[: newline + 1]
+        if pending:
+            pending += complete
+            complete = bytes(pending)
+        _feed(scan, complete)
+        scan.consumed = offset - (len(data) - newline - 1)
+        pending = bytearray(data[newline + 1 :])
+    return b"" if skipping or scan.hopeless else bytes(pending)
+
+
 class SessionLister:
-    """Builds session lists and remembers what it derived, per file."""
+    """Builds session lists and remembers what it derived, per file (thread-safe)."""
 
     TAIL = 64
 
     def __init__(self) -> None:
         self._cache: dict[str, tuple[tuple[int, int, int], _Scan, SessionInfo | None]] = {}
+        self._lock = threading.Lock()
 
     def info(self, path: Path) -> SessionInfo | None:
-        """Metadata of one file, or None if it is not a session file."""
+        """Metadata of one file, or None if it is not a (regular) session file."""
         try:
             st = os.stat(path)
         except OSError:
             return None
-        key = (st.st_ino, st.st_size, st.st_mtime_ns)
-        cached = self._cache.get(str(path))
-        if cached is not None and cached[0] == key:
-            return cached[2]
-        scan = self._resume(path, cached, st.st_ino, st.st_size)
-        try:
-            with path.open("rb") as handle:
-                handle.seek(scan.consumed)
-                data = handle.read()
-        except OSError:
+        if not stat.S_ISREG(st.st_mode):  # a FIFO, a device, a socket: never opened
             return None
-        end = data.rfind(b"\n") + 1
-        _feed(scan, data[:end])
-        scan.consumed += end
-        scan.tail = (scan.tail + data[:end])[-self.TAIL :]
+        with self._lock:
+            cached = self._cache.get(str(path))
+            if cached is not None and cached[0] == (st.st_ino, st.st_size, st.st_mtime_ns):
+                return cached[2]  # unchanged: not even opened
+            try:
+                fd = open_regular(path)  # checks again on the descriptor (no race)
+            except OSError:
+                return None
+            try:
+                return self._info_of(path, fd, cached)
+            except OSError:
+                return None
+            finally:
+                os.close(fd)
+
+    def _info_of(self, path: Path, fd: int, cached: Any) -> SessionInfo | None:
+        st = os.fstat(fd)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if cached is not None and cached[0] == key:
+            return cast(SessionInfo | None, cached[2])
+        scan = self._resume(fd, cached, st.st_ino, st.st_size)
+        last = _stream(fd, scan)
+        if scan.consumed >= self.TAIL:
+            scan.tail = os.pread(fd, self.TAIL, scan.consumed - self.TAIL)
+        else:
+            scan.tail = os.pread(fd, scan.consumed, 0)
         result_scan = scan
-        if end < len(data):  # a last line without newline: counted now, re-read next time
+        if last:  # a last line without newline: counted now, re-read next time
             result_scan = replace(scan, texts=list(scan.texts))
-            _feed(result_scan, data[end:])
-        info = _info(path, result_scan, st.st_mtime_ns)
+            _feed(result_scan, last)
+        info = None if result_scan.hopeless else _info(path, result_scan, st.st_mtime_ns)
         self._cache[str(path)] = (key, scan, info)
         return info
 
-    def _resume(self, path: Path, cached: Any, inode: int, size: int) -> _Scan:
+    def _resume(self, fd: int, cached: Any, inode: int, size: int) -> _Scan:
         if cached is None:
             return _Scan()
         (old_inode, _, _), scan, _ = cached
         if old_inode != inode or size < scan.consumed or not scan.consumed:
             return _Scan()
-        try:
-            with path.open("rb") as handle:
-                handle.seek(scan.consumed - len(scan.tail))
-                still = handle.read(len(scan.tail))
-        except OSError:
-            return _Scan()
+        still = os.pread(fd, len(scan.tail), scan.consumed - len(scan.tail))
         return scan if still == scan.tail else _Scan()
 
     def list_dir(self, directory: Path) -> list[SessionInfo]:

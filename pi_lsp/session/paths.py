@@ -40,3 +40,13 @@ def encode_cwd(cwd: str) -> str:
 def session_dir(cwd: str, agent: Path | None = None) -> Path:
     """The folder holding the sessions of ``cwd`` (not created here)."""
     return sessions_root(agent) / encode_cwd(cwd)
+
+
+def lexical_path(path: str | Path) -> Path:
+    """``path`` made absolute as pi's ``resolvePath`` does, symlinks kept.
+
+    ``~`` is expanded and ``.``/``..`` are folded without touching the file system; pi records
+    session paths this way (``parentSession``), so a folder reached through a symlink keeps
+    the name it was reached by.
+    """
+    return Path(os.path.abspath(os.path.expanduser(path)))

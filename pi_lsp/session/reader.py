@@ -9,6 +9,7 @@ Reading never writes: migrations happen in memory and the store rewrites the fil
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +17,7 @@ from sys import intern
 
 import msgspec
 
+from pi_lsp.regular_files import NotRegularFileError, open_regular
 from pi_lsp.session.ids import IdFactory, random_uuid
 from pi_lsp.session.jsonl import JsonLineError, JsonObject, decode_index, dumps, load_index, loads
 from pi_lsp.session.migrate import file_version, migrate
@@ -35,13 +37,24 @@ def read_session_file(path: str | Path, *, uuids: IdFactory = random_uuid) -> Lo
     """Read and index a session file; a missing or empty file is a new, headerless session."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        fd = open_regular(path)  # a FIFO or a device is refused, never waited on
     except FileNotFoundError:
         return LoadedFile(path=path, header=None, records=[])
     except IsADirectoryError:
-        raise SessionFileError(path, 0, "is a directory, not a session file") from None
+        raise SessionFileError(path, 0, "is a directory, not a session file; not read") from None
+    except NotRegularFileError:  # a FIFO, a device, a socket
+        raise SessionFileError(
+            path, 0, "is not a regular file, not a session file; not read"
+        ) from None
     except OSError as exc:
         raise SessionFileError(path, 0, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise SessionFileError(path, 0, f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     return parse_session_bytes(data, path, uuids=uuids)
 
 
@@ -69,6 +82,7 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
     else:
         from_version = 3
         records = _index_lines(lines, start, where, torn_at, diagnostics)
+    header_end = len(data) - len(body) + sum(len(line) + 1 for line in lines[:start])
     return LoadedFile(
         path=path,
         header=header,
@@ -78,6 +92,7 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
         size=len(data),
         lines=len(lines) - 1,
         needs_newline=bool(data) and not data.endswith(b"\n"),
+        prefix=data[: min(header_end, len(data))],
     )
 
 

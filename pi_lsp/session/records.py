@@ -163,6 +163,8 @@ class LoadedFile:
     """Newline characters in what was read (physical lines)."""
     needs_newline: bool = False
     """The file does not end with a newline: the next append must start a fresh line."""
+    prefix: bytes = b""
+    """The file's bytes up to the end of the header line (what must not change under us)."""
 
     @property
     def migrated(self) -> bool:

@@ -1,9 +1,11 @@
 """SessionStore: one pi session file as an append-only tree with a leaf pointer (spec §1–2).
 
 Every ``append_*`` hangs a new entry under the current leaf and moves the leaf to it; ``branch``
-only moves the pointer. A new session's file is created when the first assistant message exists
-(spec 1.5); an existing file gets each entry as one appended line, under an exclusive lock, after
-indexing anything another process appended meanwhile (D2). Nothing here knows about LSP or models.
+only moves the pointer. A new session's file is created with the first user or assistant message
+(pi 1.6.0); an existing file gets each entry as one appended line, under an exclusive lock, after
+indexing anything another process appended meanwhile (D2). An append that raised changed
+nothing, on disk or in memory, so a retry never duplicates it. Nothing here knows about LSP or
+models.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from pi_lsp.session.ids import (
     random_uuid,
     session_file_name,
 )
-from pi_lsp.session.index import SessionIndex, continues_chain
+from pi_lsp.session.index import CONVERSATION_ROLES, SessionIndex, continues_chain
 from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line
 from pi_lsp.session.paths import session_dir
 from pi_lsp.session.reader import gc_paused, read_session_file
@@ -84,10 +86,10 @@ class SessionStore:
         clock: Clock = now,
         uuids: IdFactory = random_uuid,
     ) -> SessionStore:
-        """A new session for ``cwd``; its file is written with the first assistant message.
+        """A new session for ``cwd``; its file is written with the first conversation message.
 
         ``records`` pre-populates it (a branched copy); the file is written at once if they hold
-        an assistant message.
+        a user or assistant message.
         """
         header: JsonObject = {"type": "session", "version": CURRENT_VERSION}
         header["id"] = session_id or uuids()
@@ -336,10 +338,10 @@ class SessionStore:
         self.ensure_migrated()
         if self._file.writer is None:
             record = self._make_record(build, kind, head_first)
+            if self._path_ready_to_flush(record):
+                self._flush(record)  # raises before anything changed in memory
             self._index.add(record)
             self._leaf = record.id
-            if self._path_ready_to_flush():
-                self._flush()
         else:
             record = self._file.append(
                 lambda: self._make_record(build, kind, head_first), self._on_external
@@ -358,16 +360,26 @@ class SessionStore:
         value = build(base if head_first else {"type": kind, **base})
         return Record.from_value(value, dumps(value))
 
-    def _path_ready_to_flush(self) -> bool:
-        return self.path is not None and not self._file.on_disk and self._index.has_assistant
+    def _path_ready_to_flush(self, extra: Record | None = None) -> bool:
+        """True when the file must be created now (with ``extra`` about to be appended)."""
+        if self.path is None or self._file.on_disk:
+            return False
+        if self._index.has_conversation:
+            return True
+        return extra is not None and extra.type == "message" and extra.role in CONVERSATION_ROLES
 
     def _content(self) -> bytes:
         """The whole file: header and every entry, one line each."""
         return dumps_line(self.header) + b"".join(r.raw + b"\n" for r in self._index.records)
 
-    def _flush(self) -> None:
-        lines = [dumps_line(self.header)] + [r.raw + b"\n" for r in self._index.records]
-        self._file.create(lines, self._on_external)
+    def _flush(self, extra: Record | None = None) -> None:
+        """Create the file: header, every entry so far, and ``extra``."""
+        records = self._index.records if extra is None else [*self._index.records, extra]
+        adopted = self._file.create(
+            dumps_line(self.header), [r.raw + b"\n" for r in records], self._on_external
+        )
+        if adopted is not None:  # another process created the file first: one header, theirs
+            self.header = adopted
 
     def _on_external(self, data: bytes, offset: int) -> None:
         """Index lines another process appended (called under the file lock)."""

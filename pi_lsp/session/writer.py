@@ -1,13 +1,18 @@
 """Appending to a session file safely: one writer at a time, nothing lost (decision D2).
 
-Every append takes an exclusive ``flock`` on the file, first reads whatever another process
-appended since the last look (the caller indexes it), starts on a fresh line if the file ends in
-a torn line, then writes the new lines with one ``O_APPEND`` write. Rewrites (migrations) keep a
-backup copy and replace the file atomically. This module knows bytes, not entries.
+Every append takes an exclusive ``flock`` on the file, checks that the header bytes are still
+the ones this process read or wrote (another program editing the header in place would leave a
+file that no longer loads), first reads whatever another process appended since the last look
+(the caller indexes it), starts on a fresh line if the file ends in a torn line, then writes the
+new lines with one ``O_APPEND`` write. A write cut short (a full disk) is undone, so a retry
+never leaves a torn line or a duplicate behind. A new file is created with ``O_EXCL`` (pi's
+``"wx"``), so two writers never both write a header. Rewrites (migrations) keep a complete
+backup copy (or none) and replace the file atomically. This module knows bytes, not entries.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import shutil
@@ -25,6 +30,10 @@ class FileReplacedError(SessionFileError):
     """The path now names a different file (another program rewrote or removed it)."""
 
 
+class HeaderChangedError(SessionFileError):
+    """Another program changed the session header in place; nothing more is written."""
+
+
 class SessionWriter:
     """Owns appends to one session file."""
 
@@ -33,6 +42,8 @@ class SessionWriter:
         self.size = size
         """Bytes of the file this process has seen (read or written)."""
         self.needs_newline = needs_newline
+        self.prefix = b""
+        """The file's bytes up to the end of its header line, checked before every write."""
         self._fd: int | None = None
         self._identity: tuple[int, int] | None = None
         self.fsync = False
@@ -58,21 +69,40 @@ class SessionWriter:
                 )
             return fd
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC
+        try:
+            fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:  # an empty file that was opened, or another writer was first
+            fd = os.open(self.path, flags)
         st = os.fstat(fd)
         self._fd, self._identity = fd, (st.st_dev, st.st_ino)
         return fd
 
     @contextmanager
     def locked(self, on_external: ExternalHandler) -> Iterator[int]:
-        """Hold the exclusive lock with every foreign append already handed to ``on_external``."""
+        """Hold the exclusive lock with every foreign append already handed to ``on_external``.
+
+        Raises:
+            HeaderChangedError: the header bytes are not the ones read or written before.
+        """
         fd = self._descriptor()
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
+            self._check_header(fd)
             self._catch_up(fd, on_external)
             yield fd
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _check_header(self, fd: int) -> None:
+        prefix = self.prefix
+        if prefix and os.pread(fd, len(prefix), 0) != prefix:
+            raise HeaderChangedError(
+                self.path,
+                1,
+                "the session header was changed by another program since it was read; "
+                "nothing more is written to this file (reopen it to go on)",
+            )
 
     def catch_up(self, on_external: ExternalHandler) -> None:
         """Hand over what other processes appended, under a shared lock (no writing)."""
@@ -97,10 +127,17 @@ class SessionWriter:
             on_external(data, start)
 
     def write(self, fd: int, payload: bytes) -> None:
-        """Append complete newline-terminated lines; call inside :meth:`locked`."""
+        """Append complete newline-terminated lines; call inside :meth:`locked`.
+
+        A write that fails part-way (a full disk) is cut back off before the error is raised.
+        """
         if self.needs_newline:
             payload = b"\n" + payload
-        self._write_all(fd, payload)
+        try:
+            self._write_all(fd, payload)
+        except OSError:
+            self._undo(fd, len(payload))
+            raise
         self.size += len(payload)
         self.needs_newline = False
         if self.fsync:
@@ -110,6 +147,15 @@ class SessionWriter:
         """Take the lock, catch up with foreign appends, append ``payload``."""
         with self.locked(on_external) as fd:
             self.write(fd, payload)
+
+    def _undo(self, fd: int, length: int) -> None:
+        """Remove the part of a failed write that reached the file (we hold the lock)."""
+        with contextlib.suppress(OSError):
+            size = os.fstat(fd).st_size
+            if self.size < size <= self.size + length:
+                os.ftruncate(fd, self.size)
+            elif size > self.size:  # a writer without a lock appended meanwhile: keep its bytes
+                self.needs_newline = True
 
     @staticmethod
     def _write_all(fd: int, payload: bytes) -> None:
@@ -124,28 +170,53 @@ class SessionWriter:
         fd = self._descriptor()
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
+            self._check_header(fd)
             if os.fstat(fd).st_size != self.size:
                 raise FileReplacedError(self.path, 0, "session file changed while migrating")
-            shutil.copy2(self.path, backup)
+            copy_complete(self.path, backup)
             atomic_write(self.path, content)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
             self.close()
         self.size = len(content)
         self.needs_newline = False
+        self.prefix = content[: content.find(b"\n") + 1]
         return backup
 
 
 def atomic_write(path: Path, content: bytes) -> None:
-    """Write a temporary file beside ``path``, fsync it, rename it over ``path``, fsync the dir."""
+    """Write a temporary file beside ``path``, fsync it, rename it over ``path``, fsync the dir.
+
+    On any failure the temporary file is removed and ``path`` is as it was.
+    """
+    _replace_with(path, lambda fd, _tmp: SessionWriter._write_all(fd, content))
+
+
+def copy_complete(source: Path, target: Path) -> None:
+    """Copy ``source`` to a new ``target`` that is complete or absent (temp, fsync, rename)."""
+
+    def copy(fd: int, tmp: Path) -> None:
+        with source.open("rb") as src, open(fd, "wb", closefd=False) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        shutil.copystat(source, tmp)  # times and mode, as the copy2 it replaces
+
+    _replace_with(target, copy)
+
+
+def _replace_with(path: Path, fill: Callable[[int, Path], None]) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
     try:
-        SessionWriter._write_all(fd, content)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+        try:
+            fill(fd, tmp)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     dir_fd = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(dir_fd)

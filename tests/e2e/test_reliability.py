@@ -394,6 +394,25 @@ async def test_kill_9_mid_turn_releases_the_lock(start: Any) -> None:
     assert_events_valid(a, b)
 
 
+async def test_kill_9_before_the_first_reply_keeps_the_acknowledged_prompt(start: Any) -> None:
+    # A new session: the daemon answered the prompt with its entry id, then died before any
+    # reply. The file must already hold the header and that user message (issue 9 item 10).
+    a = exact_json(await start(Script(turns=[HANGING_STREAM])))
+    state = await call(a, "pi/session/new", {})
+    ack = await call(a, "pi/session/prompt", {"sessionId": state["sessionId"], "text": "keep me"})
+    assert ack["queued"] is False and ack["userEntryId"]
+    path = state["sessionFile"]
+    os.kill(server_pid(a), signal.SIGKILL)
+    assert await wait_process_exit(a, 10) == -signal.SIGKILL
+    forget_server(a, "the test killed the daemon")
+    header, *entries = read_session_file(path)
+    assert header["type"] == "session" and header["id"] == state["sessionId"]
+    assert ack["userEntryId"] in [e["id"] for e in entries]
+    user = next(e for e in entries if e["id"] == ack["userEntryId"])
+    assert user["message"]["content"][0]["text"] == "keep me"
+    assert_events_valid(a)
+
+
 # ----------------------------------------------------------------- settings
 
 

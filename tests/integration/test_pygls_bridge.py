@@ -108,6 +108,9 @@ class Editor:
 
     def _apply(self, edit: T.WorkspaceEdit) -> T.ApplyWorkspaceEditResult:
         for uri, edits in (edit.changes or {}).items():
+            if self.mode in ("stale", "type-after"):
+                self._batched(uri, edits)
+                continue
             self._edit(uri, None, edits)
         for change in edit.document_changes or []:
             if isinstance(change, T.CreateFile):
@@ -124,6 +127,25 @@ class Editor:
                 )
             self._edit(uri, version, change.edits)
         return T.ApplyWorkspaceEditResult(applied=True)
+
+    def _batched(self, uri: str, edits: Any) -> None:
+        """Neovim without version checks: the user's typing and the edit in one didChange.
+
+        ``stale``: the user typed first and the edit lands at its old positions (damage);
+        ``type-after``: the edit lands, then the user types.
+        """
+        hold, self.hold = self.hold, True
+        if self.mode == "stale":
+            self.type(uri, "# typed\n")
+        self._edit(uri, None, edits)
+        if self.mode == "type-after":
+            self.type(uri, "# typed\n")
+        held, self.held, self.hold = self.held, [], hold
+        merged = T.DidChangeTextDocumentParams(
+            text_document=held[-1].text_document,
+            content_changes=[c for p in held for c in p.content_changes],
+        )
+        self.client.text_document_did_change(merged)
 
     def _edit(self, uri: str, version: int | None, edits: Any) -> None:
         order = sorted(
@@ -393,3 +415,30 @@ async def test_form_feeds_and_line_separators_do_not_shift_lines(
     result = await call(client, "test/edit", path=str(path), oldText="d = 2", newText="d = 3")
     assert result.error is None
     assert editor.docs[uri].source == expected.replace("d = 2", "d = 3")
+
+
+async def test_an_edit_applied_at_stale_positions_is_reported_as_failed(
+    neovim: LanguageClient, module: Path
+) -> None:
+    """A client applies an unversioned edit on top of text the server has not seen: the text
+    it reports back never was the edit's result, so the tool fails and the user is told."""
+    editor: Editor = neovim.editor  # type: ignore[attr-defined]
+    uri = editor.open(module, UNSAVED)
+    editor.mode = "stale"
+    result = await call(neovim, "test/edit", path=str(module), oldText="print", newText="log")
+    assert result.text is None and "not the expected result" in result.error
+    (message,) = [m for m in neovim.messages if "undo restores" in m.message]
+    assert str(module) in message.message and message.type == T.MessageType.Warning
+    assert editor.docs[uri].source != UNSAVED.replace("print", "log")
+
+
+async def test_typing_right_after_an_edit_in_the_same_did_change_is_no_failure(
+    neovim: LanguageClient, module: Path
+) -> None:
+    editor: Editor = neovim.editor  # type: ignore[attr-defined]
+    uri = editor.open(module, UNSAVED)
+    editor.mode = "type-after"
+    result = await call(neovim, "test/edit", path=str(module), oldText="print", newText="log")
+    assert result.error is None and "Successfully replaced" in result.text
+    assert editor.docs[uri].source == "# typed\n" + UNSAVED.replace("print", "log")
+    assert not [m for m in neovim.messages if "undo restores" in m.message]

@@ -57,3 +57,24 @@ def test_the_architecture_check_sees_imports() -> None:
     )
     assert _imports(tree, top_level_only=False) == ["pygls.lsp", "lsprotocol", "litellm"]
     assert _imports(tree, top_level_only=True) == ["pygls.lsp", "lsprotocol"]
+
+
+def test_only_the_acp_face_imports_the_acp_sdk() -> None:
+    # The ACP face is pi_lsp/acp/; the shared layer below it knows neither protocol.
+    offenders = [
+        f"{name}: {module}"
+        for name, tree in _modules()
+        if not name.startswith("acp/")
+        for module in _imports(tree, top_level_only=False)
+        if module.split(".")[0] == "acp"
+    ]
+    assert offenders == []
+    lsp_in_acp = [
+        f"{name}: {module}"
+        for name, tree in _modules()
+        if name.startswith("acp/")
+        for module in _imports(tree, top_level_only=False)
+        if module.split(".")[0] in LSP_MODULES
+        or module.startswith(("pi_lsp.protocol", "pi_lsp.server", "pi_lsp.bridge"))
+    ]
+    assert lsp_in_acp == []

@@ -47,6 +47,13 @@ class FakeEditor:
     """When set, every applyEdit is answered ``applied: false`` with this reason."""
     buffers: dict[str, Buffer] = field(default_factory=dict)
     requests: list[WorkspaceChange] = field(default_factory=list)
+    watch: bool = False
+    """Offer ``watch_text`` (the check of an applied edit's reported text)."""
+    misapply: str | None = None
+    """When set, an applied edit leaves this text instead of the edit's result (a client that
+    applied it at stale positions) and still answers ``applied: true``."""
+    told: list[str] = field(default_factory=list)
+    """Messages shown to the user."""
 
     def open(self, path: str, text: str, version: int = 1) -> None:
         """The user opens ``path`` with ``text`` (didOpen delivered)."""
@@ -83,6 +90,18 @@ class FakeEditor:
                 return outcome
         return ApplyOutcome(True)
 
+    def watch_text(self, uri: str, version: int | None, expected: str) -> FakeWatch | None:
+        if not self.watch:
+            return None
+        path = uri_to_path(uri)
+        buffer = self.buffers.get(path or "")
+        if buffer is None or buffer.synced is None or buffer.synced.version != version:
+            return None
+        return FakeWatch(buffer, version, expected)
+
+    def tell_user(self, message: str) -> None:
+        self.told.append(message)
+
     def _create(self, operation: CreateFile) -> None:
         path = uri_to_path(operation.uri)
         assert path is not None
@@ -100,7 +119,28 @@ class FakeEditor:
         if operation.version is not None and operation.version != buffer.version:
             return ApplyOutcome(False, f"version {operation.version} != {buffer.version}")
         buffer.text = apply_edits(buffer.text, operation.edits, self.position_encoding)
+        if self.misapply is not None:
+            buffer.text = self.misapply
         buffer.version += 1
         if self.deliver_changes and (buffer.synced is not None or self.open_created):
             buffer.synced = OpenDocument(buffer.uri, buffer.text, buffer.version)
         return ApplyOutcome(True)
+
+
+@dataclass
+class FakeWatch:
+    """The fake's ``TextWatch``: it sees whole texts only (one change per delivery)."""
+
+    buffer: Buffer
+    version: int | None
+    expected: str
+    closed: bool = False
+
+    def verdict(self) -> bool | None:
+        synced = self.buffer.synced
+        if synced is None or synced.version == self.version:
+            return None
+        return synced.text == self.expected
+
+    def close(self) -> None:
+        self.closed = True

@@ -64,23 +64,27 @@ def test_branched_session_matches_pi_except_the_d2_relink(
         t: lbl for t, lbl in src.labels.items() if t in path_ids
     }
     assert new.header["parentSession"] == str(src.path)
-    has_assistant = any(
-        e["type"] == "message" and e["message"]["role"] == "assistant" for e in ours
-    )
-    assert new.path is not None and new.path.exists() == has_assistant
+    has_conversation = any(
+        e["type"] == "message" and e["message"]["role"] in ("user", "assistant") for e in ours
+    )  # pi 1.6.0 writes a branched copy at once when it holds a conversation message
+    assert new.path is not None and new.path.exists() == has_conversation
 
 
-def test_branched_session_without_assistant_is_written_with_the_first_one(tmp_path: Path) -> None:
+def test_branched_session_without_conversation_is_written_with_the_first_message(
+    tmp_path: Path,
+) -> None:
     src = SessionStore.create(
         "/p", directory=tmp_path / "src", clock=Clock(), uuids=counting_uuids()
     )
-    first = src.append_message(user("q"))
-    src.append_message(assistant())
-    new = branched_session(src, first, directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    setup = src.append_model_change("openai", "m")
+    src.append_message(user("q"))
+    new = branched_session(src, setup, directory=tmp_path, clock=Clock(), uuids=counting_uuids())
     assert new.path is not None and not new.path.exists()
-    new.append_message(assistant("again"))
+    new.append_message(user("again"))
     types = [line["type"] for line in lines(new.path)]
-    assert types == ["session", "message", "message"]
+    assert types == ["session", "model_change", "message"]
+    with_user = branched_session(src, src.leaf_id or "", directory=tmp_path / "u")
+    assert with_user.path is not None and with_user.path.exists()  # a user message: at once
 
 
 def test_fork_from_copies_every_entry_under_a_new_header(tmp_path: Path) -> None:
@@ -93,6 +97,46 @@ def test_fork_from_copies_every_entry_under_a_new_header(tmp_path: Path) -> None
     assert written[1:] == lines(source)[1:]
     pi = lines(SESSIONS / "fork-from-result.jsonl")
     assert list(pi[0]) == list(written[0])  # same header keys as pi's forkFrom
+
+
+def test_fork_from_records_the_source_path_as_given_through_a_symlink(tmp_path: Path) -> None:
+    # pi records parentSession lexically resolved (resolvePath), not the real path
+    link = tmp_path / "corpus-link"
+    link.symlink_to(SESSIONS, target_is_directory=True)
+    work = tmp_path / "work"
+    work.mkdir()
+    given = link / "sub" / ".." / "labels.jsonl"  # folded lexically, the link kept
+    forked = fork_from(given, "/new/cwd", directory=work, uuids=counting_uuids())
+    assert forked.header["parentSession"] == str(link / "labels.jsonl")
+    assert os.path.realpath(link) != str(link)
+    old_cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:  # a relative path is made absolute against the working directory
+        relative = fork_from("corpus-link/labels.jsonl", "/x", directory=work)
+    finally:
+        os.chdir(old_cwd)
+    assert relative.header["parentSession"] == str(link / "labels.jsonl")
+
+
+async def test_a_daemon_fork_records_the_path_the_session_was_opened_by(tmp_path: Path) -> None:
+    from pi_lsp.daemon.workspaces import Workspaces
+
+    real = tmp_path / "real"
+    source = SessionStore.create("/p", directory=real, clock=Clock(), uuids=counting_uuids())
+    source.append_message(user("q"))
+    answer = source.append_message(assistant("a"))
+    assert source.path is not None
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    opened_by = link / source.path.name
+    workspaces = Workspaces(lambda *_: None, agent=tmp_path / "agent")
+    live = await workspaces.open_session(str(opened_by), None)
+    assert live.state()["sessionFile"] == str(opened_by)
+    again = await workspaces.open_session(str(source.path), None)  # the same file: same session
+    assert again is live
+    forked, _ = await workspaces.fork(live.id, answer)
+    assert forked.store.header["parentSession"] == str(opened_by)
+    await workspaces.close_all()
 
 
 def test_fork_from_migrates_an_old_file_first(tmp_path: Path) -> None:

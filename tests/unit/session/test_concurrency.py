@@ -138,9 +138,18 @@ def test_appending_and_rebuilding_context_neither_rereads_nor_rewalks(
     def forbidden(*_args: object, **_kwargs: object) -> bytes:
         raise AssertionError("the session file was read again or history re-walked")
 
+    header_size = len(path.read_bytes().split(b"\n", 1)[0]) + 1
+    real_pread = os.pread
+
+    def header_check_only(fd: int, size: int, offset: int) -> bytes:
+        # each append compares the header bytes (item 13 of issue 9): that read is allowed
+        if offset != 0 or size != header_size:
+            forbidden()
+        return real_pread(fd, size, offset)
+
     with monkeypatch.context() as patched:
         patched.setattr(Path, "read_bytes", forbidden)
-        patched.setattr(os, "pread", forbidden)
+        patched.setattr(os, "pread", header_check_only)
         patched.setattr(os, "read", forbidden)
         patched.setattr("pi_lsp.session.context.path_to_root", forbidden)
         for i in range(20):

@@ -5,11 +5,12 @@ export type Sessionid = string;
  * This interface was referenced by `PermissionRequestParams`'s JSON-Schema
  * via the `definition` "PermissionKind".
  */
-export type PermissionKind = "bash" | "writeOutsideWorkspace";
+export type PermissionKind = "bash" | "writeOutsideWorkspace" | "writeProtected" | "readSecret";
 export type Toolname = string;
 export type Toolcallid = string;
 export type Detail = string;
 export type Cwd = string;
+export type Reason = string | null;
 
 /**
  * ``pi/requestPermission`` (server to client): may the agent do this?
@@ -21,5 +22,6 @@ export interface PermissionRequestParams {
   toolCallId: Toolcallid;
   detail: Detail;
   cwd: Cwd;
+  reason?: Reason;
   [k: string]: unknown | undefined;
 }

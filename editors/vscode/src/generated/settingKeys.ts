@@ -25,5 +25,10 @@ export const SETTING_KEYS: readonly string[] = [
   "editMode",
   "permissions.bash",
   "permissions.writeOutsideWorkspace",
-  "permissions.timeoutMs"
+  "permissions.writeProtected",
+  "permissions.readSecret",
+  "permissions.protectedPaths",
+  "permissions.secretPaths",
+  "permissions.timeoutMs",
+  "defaultProjectTrust"
 ];

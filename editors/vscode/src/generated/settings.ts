@@ -92,13 +92,38 @@ export type Apibase = string | null;
  */
 export type Bash = "ask" | "allow" | "deny";
 /**
- * Writing or editing files outside the workspace folders.
+ * Writing or editing files outside the workspace folders (or any file with several names,
+ * or any file at all when no folder is open).
  */
 export type Writeoutsideworkspace = "ask" | "allow" | "deny";
+/**
+ * Writing or editing files inside a folder that run code or configure tools (see
+ * ``protectedPaths``; the agent directory is always protected).
+ */
+export type Writeprotected = "ask" | "allow" | "deny";
+/**
+ * Reading secret sources: process environments (``/proc/<pid>/environ``), pi's
+ * ``auth.json`` and ``models.json``, and files matching ``secretPaths``.
+ */
+export type Readsecret = "ask" | "allow" | "deny";
+/**
+ * Glob patterns over path components inside a folder (``.git`` covers everything in it).
+ */
+export type Protectedpaths = string[];
+/**
+ * Glob patterns over path components (``*.pem``, ``.ssh/id_*``) of files read anywhere.
+ */
+export type Secretpaths = string[];
 /**
  * How long to wait for the user's answer; no answer means deny.
  */
 export type Timeoutms = number;
+/**
+ * Whether a project's own safety settings apply when no decision is saved in
+ * ``<agentDir>/trust.json``: ``always`` applies them, ``ask`` and ``never`` do not (the daemon
+ * cannot prompt). Read from the agent directory's file only (pi's rule).
+ */
+export type Defaultprojecttrust = "ask" | "always" | "never";
 /**
  * This interface was referenced by `Settings`'s JSON-Schema
  * via the `definition` "EditMode".
@@ -143,6 +168,7 @@ export interface Settings {
    */
   editMode?: "editor" | "disk";
   permissions?: PermissionSettings;
+  defaultProjectTrust?: Defaultprojecttrust;
 }
 /**
  * pi's ``compaction.*`` settings (spec 6.1).
@@ -194,10 +220,17 @@ export interface ModelOverride {
 }
 /**
  * What the agent may do without asking (the editor asks the user for ``ask``).
+ *
+ * See docs/security.md. A project's own settings file cannot relax any of these unless the
+ * user trusted the project (``project_trust``).
  */
 export interface PermissionSettings {
   bash?: Bash;
   writeOutsideWorkspace?: Writeoutsideworkspace;
+  writeProtected?: Writeprotected;
+  readSecret?: Readsecret;
+  protectedPaths?: Protectedpaths;
+  secretPaths?: Secretpaths;
   timeoutMs?: Timeoutms;
 }
 /**
@@ -234,12 +267,19 @@ export interface ImageSettings1 {
 /**
  * What the agent may do without asking (the editor asks the user for ``ask``).
  *
+ * See docs/security.md. A project's own settings file cannot relax any of these unless the
+ * user trusted the project (``project_trust``).
+ *
  * This interface was referenced by `Settings`'s JSON-Schema
  * via the `definition` "PermissionSettings".
  */
 export interface PermissionSettings1 {
   bash?: Bash;
   writeOutsideWorkspace?: Writeoutsideworkspace;
+  writeProtected?: Writeprotected;
+  readSecret?: Readsecret;
+  protectedPaths?: Protectedpaths;
+  secretPaths?: Secretpaths;
   timeoutMs?: Timeoutms;
 }
 /**

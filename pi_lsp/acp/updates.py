@@ -1,0 +1,274 @@
+"""pi's agent events and stored messages as ACP ``session/update`` payloads.
+
+:class:`LiveUpdates` follows one session's event stream: text and thinking deltas become message
+and thought chunks, a tool call becomes ``tool_call`` (pending, when the model has finished
+writing its arguments), then ``tool_call_update`` in progress, with partial output, and finally
+completed or failed with its content. :func:`replay` turns a built context (what the session's
+model sees, as pi's own chat view shows it) into the same kinds of update, each tool call with
+its final status, for ``session/load``. Retries and compaction appear as short thought chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from acp.schema import (
+    AgentMessageChunk,
+    AgentThoughtChunk,
+    ImageContentBlock,
+    TerminalToolCallContent,
+    TextContentBlock,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+)
+
+from pi_lsp.acp.tool_calls import (
+    kind_of,
+    locations_of,
+    result_content,
+    text_content,
+    text_of_blocks,
+    title_of,
+)
+from pi_lsp.session.jsonl import JsonObject
+
+Update = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
+DiffLookup = Callable[[str, str, dict[str, Any]], tuple[str, str | None, str] | None]
+"""``(tool name, call id, args)`` → ``(path, old text, new text)`` of the file it changed."""
+
+
+def _text(text: str) -> TextContentBlock:
+    return TextContentBlock(type="text", text=text)
+
+
+def _meta(entry_id: str | None) -> dict[str, Any] | None:
+    return None if entry_id is None else {"pi": {"entryId": entry_id}}
+
+
+def agent_text(text: str, entry_id: str | None = None) -> AgentMessageChunk:
+    """An agent message chunk."""
+    return AgentMessageChunk(
+        session_update="agent_message_chunk",
+        content=_text(text),
+        message_id=entry_id,
+        field_meta=_meta(entry_id),
+    )
+
+
+def agent_thought(text: str, entry_id: str | None = None) -> AgentThoughtChunk:
+    """An agent thought chunk."""
+    return AgentThoughtChunk(
+        session_update="agent_thought_chunk",
+        content=_text(text),
+        message_id=entry_id,
+        field_meta=_meta(entry_id),
+    )
+
+
+def tool_call_start(
+    call_id: str, name: str, args: dict[str, Any], cwd: str, **fields: Any
+) -> ToolCallStart:
+    """``tool_call`` for a pi tool call (``fields``: status, content, raw output…)."""
+    return ToolCallStart(
+        session_update="tool_call",
+        tool_call_id=call_id,
+        title=title_of(name, args),
+        kind=kind_of(name),
+        locations=locations_of(name, args, cwd),
+        raw_input=args,
+        **fields,
+    )
+
+
+class LiveUpdates:
+    """The updates for one session's live events (it remembers which calls were announced)."""
+
+    def __init__(self, cwd: str, diff: DiffLookup | None = None) -> None:
+        self.cwd = cwd
+        self._diff = diff
+        self._args: dict[str, dict[str, Any]] = {}
+        self._terminals: dict[str, str] = {}
+        """Client terminal of each running ``bash`` call (embedded in its updates)."""
+        """Arguments of the calls announced and not finished yet."""
+
+    def __call__(self, event: JsonObject) -> list[Any]:
+        """The updates for one event (most events have none)."""
+        kind = event["type"]
+        handler = getattr(self, f"_on_{kind}", None)
+        return handler(event) if handler is not None else []
+
+    def _on_message_update(self, event: JsonObject) -> list[Any]:
+        sub = event["assistantMessageEvent"]
+        kind = sub.get("type")
+        if kind == "text_delta" and sub.get("delta"):
+            return [agent_text(sub["delta"])]
+        if kind == "thinking_delta" and sub.get("delta"):
+            return [agent_thought(sub["delta"])]
+        if kind == "toolcall_end":
+            call = sub.get("toolCall") or {}
+            return self._announce(str(call.get("id")), str(call.get("name")), call.get("arguments"))
+        return []
+
+    def _announce(self, call_id: str, name: str, args: Any) -> list[Any]:
+        if call_id in self._args:
+            return []
+        arguments = args if isinstance(args, dict) else {}
+        self._args[call_id] = arguments
+        return [tool_call_start(call_id, name, arguments, self.cwd, status="pending")]
+
+    def _on_tool_execution_start(self, event: JsonObject) -> list[Any]:
+        call_id = str(event["toolCallId"])
+        return [
+            *self._announce(call_id, str(event["toolName"]), event.get("args")),
+            ToolCallProgress(
+                session_update="tool_call_update", tool_call_id=call_id, status="in_progress"
+            ),
+        ]
+
+    def _terminal(self, call_id: str) -> list[Any]:
+        terminal = self._terminals.get(call_id)
+        if terminal is None:
+            return []
+        return [TerminalToolCallContent(type="terminal", terminal_id=terminal)]
+
+    def _on_tool_execution_update(self, event: JsonObject) -> list[Any]:
+        partial = event.get("partialResult") or {}
+        details = partial.get("details")
+        if isinstance(details, dict) and isinstance(details.get("terminalId"), str):
+            call_id = str(event["toolCallId"])
+            self._terminals[call_id] = details["terminalId"]
+            return [
+                ToolCallProgress(
+                    session_update="tool_call_update",
+                    tool_call_id=call_id,
+                    content=self._terminal(call_id),
+                )
+            ]
+        text = text_of_blocks(partial.get("content"))
+        return [
+            ToolCallProgress(
+                session_update="tool_call_update",
+                tool_call_id=str(event["toolCallId"]),
+                content=[text_content(text)] if text else [],
+            )
+        ]
+
+    def _on_tool_execution_end(self, event: JsonObject) -> list[Any]:
+        call_id, name = str(event["toolCallId"]), str(event["toolName"])
+        args = self._args.pop(call_id, {})
+        failed = bool(event.get("isError"))
+        diff = None if failed or self._diff is None else self._diff(name, call_id, args)
+        result = event.get("result") or {}
+        terminal = self._terminal(call_id)
+        self._terminals.pop(call_id, None)
+        return [
+            ToolCallProgress(
+                session_update="tool_call_update",
+                tool_call_id=call_id,
+                status="failed" if failed else "completed",
+                content=[*terminal, *result_content(result, diff)],
+                raw_output=result,
+            )
+        ]
+
+    def _on_auto_retry_start(self, event: JsonObject) -> list[Any]:
+        seconds = int(event.get("delayMs", 0)) / 1000
+        return [
+            agent_thought(
+                f"\n[Provider error: {event.get('errorMessage')}; retrying in {seconds:g} s "
+                f"(attempt {event.get('attempt')} of {event.get('maxAttempts')})]\n"
+            )
+        ]
+
+    def _on_auto_compaction_start(self, event: JsonObject) -> list[Any]:
+        return [agent_thought(f"\n[Compacting the context ({event.get('reason')})…]\n")]
+
+    def _on_compaction_start(self, event: JsonObject) -> list[Any]:
+        return [agent_thought("\n[Compacting the context…]\n")]
+
+
+def _user_chunks(message: JsonObject, entry_id: str) -> Iterator[Any]:
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and block.get("text"):
+            acp_block: Any = _text(str(block["text"]))
+        elif block.get("type") == "image":
+            acp_block = ImageContentBlock(
+                type="image", data=str(block.get("data", "")), mime_type=str(block.get("mimeType"))
+            )
+        else:
+            continue
+        yield UserMessageChunk(
+            session_update="user_message_chunk",
+            content=acp_block,
+            message_id=entry_id,
+            field_meta=_meta(entry_id),
+        )
+
+
+def replay(messages: list[JsonObject], entry_ids: list[str], cwd: str) -> Iterator[Any]:
+    """The updates that show a context's messages, in order (lazily: the first comes at once)."""
+    results: dict[str, JsonObject] = {
+        str(m.get("toolCallId")): m for m in messages if m.get("role") == "toolResult"
+    }
+    for message, entry_id in zip(messages, entry_ids, strict=False):
+        role = message.get("role")
+        if role == "user":
+            yield from _user_chunks(message, entry_id)
+        elif role == "assistant":
+            yield from _assistant(message, entry_id, results, cwd)
+        elif role == "bashExecution":
+            command = str(message.get("command", ""))
+            yield tool_call_start(
+                entry_id,
+                "bash",
+                {"command": command},
+                cwd,
+                status="completed",
+                content=[text_content(str(message.get("output", "")))],
+                field_meta=_meta(entry_id),
+            )
+        elif role == "custom" and message.get("display"):
+            yield agent_text(text_of_blocks(message.get("content")), entry_id)
+        elif role == "compactionSummary":
+            summary = f"[Summary of the earlier conversation]\n{message.get('summary')}"
+            yield agent_thought(summary, entry_id)
+        elif role == "branchSummary":
+            yield agent_thought(f"[Summary of a branch left]\n{message.get('summary')}", entry_id)
+
+
+def _assistant(
+    message: JsonObject, entry_id: str, results: dict[str, JsonObject], cwd: str
+) -> Iterator[Any]:
+    for block in message.get("content") or []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and block.get("text"):
+            yield agent_text(str(block["text"]), entry_id)
+        elif kind == "thinking" and block.get("thinking"):
+            yield agent_thought(str(block["thinking"]), entry_id)
+        elif kind == "toolCall":
+            call_id = str(block.get("id"))
+            args = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
+            result = results.get(call_id)
+            content: list[Any]
+            if result is None:
+                status = "failed"
+                content = [text_content("No result was recorded for this call.")]
+            else:
+                status = "failed" if result.get("isError") else "completed"
+                content = result_content(result)
+            yield tool_call_start(
+                call_id,
+                str(block.get("name")),
+                args or {},
+                cwd,
+                status=status,
+                content=content,
+                raw_output=None if result is None else {"content": result.get("content")},
+                field_meta=_meta(entry_id),
+            )

@@ -1,0 +1,65 @@
+"""Two daemons on one session: the one not running the turn is told about the other's entries
+as they are written (``entry_appended`` with ``external: true``, then ``state_changed``), without
+making any request."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
+from tests.e2e.rpc_checks import assert_events_valid, call, exact_json
+
+SLOW = "take your time"
+
+
+async def _external(editor: Any, entry_id: str, timeout: float = 10.0) -> dict[str, Any]:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        for e in editor.events:
+            ev = e["event"]
+            if ev["type"] == "entry_appended" and ev["entry"]["id"] == entry_id:
+                return ev  # type: ignore[no-any-return]
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"no entry_appended for {entry_id} in {timeout} s")
+        await asyncio.sleep(0.02)
+
+
+async def test_the_idle_daemon_sees_the_other_daemons_entries_as_they_are_written(
+    start: Any,
+) -> None:
+    release = threading.Event()
+
+    def hold(body: JsonObject) -> Turn | None:
+        if SLOW in message_text(body["messages"][-1]):
+            release.wait(60)
+        return None
+
+    try:
+        a = exact_json(
+            await start(
+                Script(turns=[Turn(text="First.")], default=Turn(text="Slow.")), responder=hold
+            )
+        )
+        b = exact_json(await start(Script()))
+        session = (await call(a, "pi/session/new", {}))["sessionId"]
+        await call(a, "pi/session/prompt", {"sessionId": session, "text": "hello"})
+        await a.wait_for("agent_end")
+        path = (await call(a, "pi/session/state", {"sessionId": session}))["sessionFile"]
+        await call(b, "pi/session/open", {"path": path})
+        b.events.clear()
+
+        ack = await call(a, "pi/session/prompt", {"sessionId": session, "text": SLOW})
+        # B makes no request: the user entry A wrote reaches it while A's turn still runs
+        seen = await _external(b, ack["userEntryId"])
+        assert seen["external"] is True and seen["entry"]["role"] == "user"
+        states = [e["event"]["state"] for e in b.events if e["event"]["type"] == "state_changed"]
+        assert states and states[-1]["leafId"] == ack["userEntryId"]
+    finally:
+        release.set()
+    await a.wait_for("agent_end", count=2)
+    leaf = (await call(a, "pi/session/state", {"sessionId": session}))["leafId"]
+    seen = await _external(b, leaf)
+    assert seen["entry"]["role"] == "assistant" and seen["external"] is True
+    assert_events_valid(a, b)

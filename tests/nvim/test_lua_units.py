@@ -1,0 +1,203 @@
+"""Unit tests of the plugin's pure Lua modules (render, tree, edits.refusal, state.format,
+permission.result, command completion), run in real Neovim's LuaJIT without a daemon."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pynvim
+import pytest
+
+from tests.nvim.conftest import BIN, PLUGIN
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
+
+
+@pytest.fixture(scope="module")
+def lua() -> Iterator[Any]:
+    nvim_bin = shutil.which("nvim", path=str(BIN))
+    nvim = pynvim.attach("child", argv=[nvim_bin, "--embed", "--headless", "--clean", "-n"])
+    nvim.exec_lua("vim.opt.rtp:prepend(...)", str(PLUGIN))
+    yield lambda code, *args: nvim.exec_lua(code, *args)
+    with contextlib.suppress(Exception):
+        nvim.quit()
+    nvim.close()
+
+
+ENTRIES = [
+    {
+        "type": "message",
+        "id": "u1",
+        "message": {"role": "user", "content": [{"type": "text", "text": "two\nlines"}]},
+    },
+    {
+        "type": "message",
+        "id": "a1",
+        "message": {
+            "role": "assistant",
+            "model": "m",
+            "content": [
+                {"type": "thinking", "thinking": "hmm"},
+                {"type": "text", "text": "Reading."},
+                {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x.py"}},
+            ],
+        },
+    },
+    {
+        "type": "message",
+        "id": "r1",
+        "message": {
+            "role": "toolResult",
+            "toolCallId": "c1",
+            "toolName": "read",
+            "content": [{"type": "text", "text": "print(1)"}],
+            "isError": False,
+        },
+    },
+    {"type": "compaction", "id": "k1", "summary": "## Goal\nstuff"},
+]
+
+
+def test_render_entries_lines_entry_ids_and_folds(lua: Any) -> None:
+    out = lua(
+        "local r = require('pi_lsp.render'); local pieces = r.entries(...);"
+        " local lines, ids = {}, {}; for _, p in ipairs(pieces) do for _, l in ipairs(p.lines) do"
+        " table.insert(lines, l); table.insert(ids, p.entry) end end;"
+        " return {lines, ids, r.fold_levels(pieces)}",
+        ENTRIES,
+    )
+    lines, ids, levels = out
+    assert lines == [
+        "## You", "two", "lines", "",
+        "## pi · m", "> _thinking_", "> hmm", "Reading.", "▸ read x.py", "",
+        "  ↳ read result", "    print(1)",
+        "### Compaction (earlier history summarized)", "## Goal", "stuff", "",
+    ]  # fmt: skip
+    assert ids == ["u1"] * 4 + ["a1"] * 6 + ["r1"] * 2 + ["k1"] * 4
+    assert levels == [
+        "0", "0", "0", "0",
+        "0", ">1", "1", "0", "0", "0",
+        ">1", "1",
+        ">1", "1", "1", "0",
+    ]  # fmt: skip
+
+
+def test_tool_line_is_one_line(lua: Any) -> None:
+    r = "return require('pi_lsp.render').tool_line(...)"
+    assert lua(r, "bash", {"command": "echo a\necho b"}) == "▸ bash echo a echo b"
+    assert lua(r, "ls", {}) == "▸ ls"
+    assert len(lua(r, "write", {"path": "p" * 200})) < 100
+
+
+NODES = [
+    {"id": "a", "parentId": None, "type": "message", "role": "user", "preview": "q1", "children": ["b"]},
+    {"id": "b", "parentId": "a", "type": "message", "role": "assistant", "preview": "a1", "children": ["c", "d"]},
+    {"id": "c", "parentId": "b", "type": "message", "role": "user", "preview": "q2", "children": []},
+    {"id": "d", "parentId": "b", "type": "message", "role": "user", "preview": "q3", "label": "mine", "children": []},
+]  # fmt: skip
+
+
+def test_tree_layout_active_path_leaf_and_appends(lua: Any) -> None:
+    out = lua(
+        "local t = require('pi_lsp.tree'); local m = t.new({leafId = 'd', nodes = ...});"
+        " local l1, ids1, f1 = t.lines(m);"
+        " t.add(m, {id = 'e', parentId = 'c', type = 'branch_summary', preview = 'sum', children = {}});"
+        " m.leaf = 'e'; local l2, ids2, f2 = t.lines(m); return {l1, ids1, f1, l2, f2}",
+        NODES,
+    )
+    lines, ids, flags, lines2, flags2 = out
+    assert lines == ["you: q1", "pi: a1", "  ├ you: q2", "  ├ ● you: q3  [mine]"]
+    assert ids == ["a", "b", "c", "d"]
+    assert [f["active"] for f in flags] == [True, True, False, True]
+    assert [f["leaf"] for f in flags] == [False, False, False, True]
+    assert lines2[3] == "  ● [branch summary] sum"
+    assert [f["active"] for f in flags2] == [True, True, True, True, False]
+
+
+def test_tree_of_a_long_chain_is_flat(lua: Any) -> None:
+    count = lua(
+        "local nodes = {}; for i = 1, 5000 do nodes[i] = {id = tostring(i),"
+        " parentId = i > 1 and tostring(i - 1) or vim.NIL, type = 'message', role = 'user',"
+        " preview = 'x', children = i < 5000 and {tostring(i + 1)} or {}} end;"
+        " local t = require('pi_lsp.tree'); local lines = t.lines(t.new({leafId = '5000', nodes = nodes}));"
+        " local indented = 0; for _, l in ipairs(lines) do if l:sub(1, 1) == ' ' then indented = indented + 1 end end;"
+        " return {#lines, indented}"
+    )
+    assert count == [5000, 0]
+
+
+def test_stale_edits_are_refused(lua: Any) -> None:
+    check = (
+        "local edit, versions = ...; return require('pi_lsp.edits').refusal(edit,"
+        " function(uri) return versions[uri] end)"
+    )
+    doc = {"textDocument": {"uri": "file:///p/x.py", "version": 4}, "edits": []}
+    assert lua(check, {"documentChanges": [doc]}, {"file:///p/x.py": 4}) is None
+    reason = lua(check, {"documentChanges": [doc]}, {"file:///p/x.py": 5})
+    assert "changed since the edit was made" in reason and "5" in reason
+    assert "not loaded" in lua(check, {"documentChanges": [doc]}, {"other": 1})
+    unversioned = {"changes": {"file:///p/x.py": []}}
+    assert "unversioned" in lua(check, unversioned, {"file:///p/x.py": 4})
+    created = {"documentChanges": [{"kind": "create", "uri": "file:///p/n.py"},
+               {"textDocument": {"uri": "file:///p/n.py", "version": None}, "edits": []}]}  # fmt: skip
+    assert lua(check, created, {}) is None
+
+
+def test_permission_results_match_the_daemon_schema(lua: Any) -> None:
+    schema = json.loads((SCHEMAS / "pi-request-permission-result.schema.json").read_text())
+    results = lua(
+        "local p = require('pi_lsp.permission'); local out = {};"
+        " for _, c in ipairs(p.choices) do table.insert(out, p.result(c)) end;"
+        " table.insert(out, p.result(nil)); return out"
+    )
+    for result in results:
+        jsonschema.validate(result, schema)
+    assert [r["decision"] for r in results] == ["allowOnce", "allowSession", "deny", "deny"]
+
+
+def test_status_format(lua: Any) -> None:
+    fmt = "return require('pi_lsp.state').format(...)"
+    state = {
+        "model": {"modelId": "gpt"},
+        "thinkingLevel": "high",
+        "contextUsage": {"percent": 12.345},
+        "isStreaming": False,
+    }
+    assert lua(fmt, state, 0.5, False) == "gpt (high) · 12.3% · $0.5000"
+    assert lua(fmt, {**state, "isStreaming": True}, 0, False).endswith(" · running")
+    assert lua(fmt, state, 0, True).endswith(" · running elsewhere")
+    assert lua(fmt, None, 0, False) == ""
+
+
+def test_empty_params_go_out_as_a_json_object(lua: Any) -> None:
+    assert lua("return vim.json.encode(require('pi_lsp.client').params({}))") == "{}"
+    assert lua("return vim.json.encode(require('pi_lsp.client').params(nil))") == "{}"
+
+
+def test_command_completion(lua: Any) -> None:
+    complete = "return require('pi_lsp.commands').complete(...)"
+    assert lua(complete, "", "Pi ") == [
+        "abort", "compact", "fork", "label", "model", "new", "rename", "sessions", "thinking", "tree",
+    ]  # fmt: skip
+    assert lua(complete, "t", "Pi t") == ["thinking", "tree"]
+    assert lua(complete, "h", "Pi thinking h") == ["high"]
+
+
+def test_help_tags_build_and_cover_the_commands(lua: Any, tmp_path: Path) -> None:
+    doc = tmp_path / "doc"
+    shutil.copytree(PLUGIN / "doc", doc)
+    lua("vim.cmd.helptags(...)", str(doc))
+    tags = (doc / "tags").read_text()
+    for tag in ("pi_lsp-config", "pi_lsp-commands", ":Pi", "pi_lsp.status()", "pi_lsp-chat",
+                "pi_lsp-tree", "pi_lsp-edits", "pi_lsp.entry_at_cursor()", "pi_lsp-health"):  # fmt: skip
+        assert f"{tag}\t" in tags, tag
+    text = (PLUGIN / "doc" / "pi_lsp.txt").read_text()
+    subcommands = lua("return vim.tbl_keys(require('pi_lsp.commands').subcommands)")
+    for name in subcommands:
+        assert f":Pi {name}" in text, name
