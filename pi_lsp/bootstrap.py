@@ -3,10 +3,11 @@
 Importing pygls and lsprotocol takes longer than an editor should wait for ``initialize`` (about
 a third of a second on an idle machine, seconds on a busy one). This module, which imports only
 the standard library, reads the first message; if it is ``initialize`` it answers at once with the
-capabilities the daemon always has, then the caller imports the server and gives it a reader that
-replays that first message, so pygls initializes exactly as usual (its own, second answer is
-dropped). Anything unexpected (not ``initialize`` first, bad framing) is replayed untouched and
-pygls handles it as it would have.
+capabilities the daemon always has, then the caller imports the server and hands it the frame parser
+and the events read so far, so pygls initializes exactly as usual (its own, second answer is
+dropped). Anything unexpected (not ``initialize`` first, bad framing) is handed over the same way
+and answered by the server. Framing and envelope checks are the server's own
+(:mod:`pi_lsp.protocol.framing`, :mod:`pi_lsp.protocol.envelope`, standard library only).
 """
 
 from __future__ import annotations
@@ -14,29 +15,21 @@ from __future__ import annotations
 import json
 from typing import Any, BinaryIO
 
+from pi_lsp.protocol.envelope import check
+from pi_lsp.protocol.framing import Event, FrameParser, Message
+
 SUPPORTED_ENCODINGS = ("utf-8", "utf-16", "utf-32")
 
 
-def read_message(stream: BinaryIO) -> tuple[bytes, Any]:
-    """One framed message: its raw bytes (headers and body) and the parsed body, or None."""
-    raw = b""
-    length = None
+def read_first(stream: BinaryIO, parser: FrameParser) -> list[Event]:
+    """Read until the first framing event (or the end of the stream)."""
     while True:
-        line = stream.readline()
-        raw += line
-        if not line or line in (b"\r\n", b"\n"):
-            break
-        name, _, value = line.decode("ascii", "replace").partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value.strip())
-    if length is None:
-        return raw, None
-    body = stream.read(length)
-    raw += body
-    try:
-        return raw, json.loads(body)
-    except ValueError:
-        return raw, None
+        data = stream.read1(65536)  # type: ignore[attr-defined]
+        if not data:
+            return []
+        events = parser.feed(data)
+        if events:
+            return events
 
 
 def position_encoding(params: dict[str, Any]) -> str:
@@ -69,38 +62,19 @@ def frame(body: bytes) -> bytes:
     return f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body
 
 
-class ReplayReader:
-    """``readline``/``read`` over already consumed bytes, then the underlying stream."""
+def early_initialize(
+    stdin: BinaryIO, stdout: BinaryIO, version: str
+) -> tuple[FrameParser, list[Event], Any]:
+    """Answer ``initialize`` now; returns the parser, the events read and the answered id.
 
-    def __init__(self, prefix: bytes, stream: BinaryIO) -> None:
-        self._prefix = prefix
-        self._stream = stream
-
-    def readline(self) -> bytes:
-        """A line, from the replayed bytes first."""
-        if self._prefix:
-            end = self._prefix.find(b"\n")
-            if end >= 0:
-                line, self._prefix = self._prefix[: end + 1], self._prefix[end + 1 :]
-                return line
-            line, self._prefix = self._prefix, b""
-            return line + self._stream.readline()
-        return self._stream.readline()
-
-    def read(self, n: int) -> bytes:
-        """``n`` bytes, from the replayed bytes first."""
-        if self._prefix:
-            taken, self._prefix = self._prefix[:n], self._prefix[n:]
-            if len(taken) < n:
-                taken += self._stream.read(n - len(taken))
-            return taken
-        return self._stream.read(n)
-
-
-def early_initialize(stdin: BinaryIO, stdout: BinaryIO, version: str) -> tuple[ReplayReader, Any]:
-    """Answer ``initialize`` now; returns the reader to serve from and the answered request id."""
-    raw, message = read_message(stdin)
+    The events (the ``initialize`` included) are handed to the server as they are, so pygls
+    initializes exactly as usual; its own answer to that id is dropped.
+    """
+    parser = FrameParser()
+    events = read_first(stdin, parser)
     answered = None
+    first = events[0] if events else None
+    message = check(first.value) if isinstance(first, Message) else None
     if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
         params = message.get("params") or {}
         result = initialize_result(params if isinstance(params, dict) else {}, version)
@@ -108,4 +82,4 @@ def early_initialize(stdin: BinaryIO, stdout: BinaryIO, version: str) -> tuple[R
         stdout.write(frame(body.encode("utf-8")))
         stdout.flush()
         answered = message["id"]
-    return ReplayReader(raw, stdin), answered
+    return parser, events, answered

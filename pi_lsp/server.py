@@ -16,7 +16,9 @@ from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
 from pi_lsp.daemon.workspaces import Workspace, Workspaces
 from pi_lsp.edits.bridge import EditMode
 from pi_lsp.edits.editor_fs import EditorFileSystem
+from pi_lsp.protocol import tcp, transport
 from pi_lsp.protocol.context import PiLanguageServer
+from pi_lsp.protocol.framing import Event, FrameParser
 from pi_lsp.protocol.registry import permission_asker, register
 from pi_lsp.session.jsonl import JsonObject, dumps
 from pi_lsp.tools import FileSystem
@@ -69,23 +71,29 @@ def _setup_logging(level: str) -> None:
 
 
 def serve_stdio(
-    log_level: str = "warning", *, stdin: Any = None, answered_early: Any = None
+    log_level: str = "warning",
+    *,
+    stdin: Any = None,
+    early: tuple[FrameParser, list[Event], Any] | None = None,
 ) -> None:
     """Serve the editor on stdin/stdout until it disconnects.
 
-    ``stdin`` and ``answered_early`` come from :mod:`pi_lsp.bootstrap` when ``initialize`` was
-    answered before this module was imported.
+    ``early`` (the frame parser, the events it has read and the id of an ``initialize`` already
+    answered) comes from :mod:`pi_lsp.bootstrap` when ``initialize`` was answered before this
+    module was imported.
     """
     _setup_logging(log_level)
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # nothing but protocol may reach the real stdout
     server = create_server()
-    server.protocol.answered_early = answered_early
-    server.start_io(stdin or sys.stdin.buffer, stdout)
+    parser, pending, answered = early or (FrameParser(), [], None)
+    server.protocol.answered_early = answered
+    transport.serve_stdio(server, stdin or sys.stdin.buffer, stdout, parser, pending)
 
 
-def serve_tcp(port: int, log_level: str = "warning") -> None:
-    """Serve one client on 127.0.0.1:``port`` (never on other interfaces)."""
+def serve_tcp(port: int, log_level: str = "warning") -> int:
+    """Serve one authenticated client on 127.0.0.1:``port`` (never on other interfaces)."""
     _setup_logging(log_level)
     sys.stdout = sys.stderr
-    create_server().start_tcp("127.0.0.1", port)
+    server = create_server()
+    return tcp.serve_tcp(server, "127.0.0.1", port, server.workspaces.agent_dir)

@@ -26,6 +26,7 @@ from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import Tool, ToolError, ToolResult
 
 SKIPPED = "Skipped due to queued user message."
+WITHDRAWN = "Aborted: the permission request was withdrawn before the user answered."
 TRUNCATED_CALL = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its '
     "arguments may be truncated. Re-issue the tool call with complete arguments."
@@ -241,8 +242,9 @@ async def _execute(call: _Call, hooks: LoopHooks) -> ToolResult:
     args = block.get("arguments") or {}
     emit = hooks.emit
     if hooks.before_tool is not None:
+        check = hooks.before_tool(str(block.get("name")), str(block.get("id")), args)
         try:
-            refusal = await hooks.before_tool(str(block.get("name")), str(block.get("id")), args)
+            refusal = await _unless_cancelled(check, call.cancel)
         except Exception as exc:  # a failed check refuses this call; the turn goes on
             refusal = f"The permission check failed ({type(exc).__name__}: {exc}); not run."
         if refusal is not None:
@@ -266,6 +268,29 @@ async def _execute(call: _Call, hooks: LoopHooks) -> ToolResult:
         return ToolResult.of_text(exc.message, {}, is_error=True)
     except Exception as exc:
         return ToolResult.of_text(f"{type(exc).__name__}: {exc}", {}, is_error=True)
+
+
+async def _unless_cancelled(
+    check: Awaitable[str | None], cancel: asyncio.Event | None
+) -> str | None:
+    """The permission check's answer, or :data:`WITHDRAWN` once the call is cancelled.
+
+    The pending question is cancelled with it, so an abort (and a close or a shutdown, which
+    abort) never waits for a prompt the user may not answer for minutes.
+    """
+    asking = asyncio.ensure_future(check)
+    if cancel is None:
+        return await asking
+    aborted = asyncio.ensure_future(cancel.wait())
+    try:
+        await asyncio.wait({asking, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        aborted.cancel()
+        if not asking.done():
+            asking.cancel()
+            with contextlib.suppress(BaseException):
+                await asking
+    return asking.result() if not asking.cancelled() else WITHDRAWN
 
 
 async def _collect(

@@ -84,10 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Answer `initialize` before importing pygls (see pi_lsp/bootstrap.py).
         from pi_lsp.bootstrap import early_initialize
 
-        reader, answered = early_initialize(sys.stdin.buffer, sys.stdout.buffer, __version__)
+        early = early_initialize(sys.stdin.buffer, sys.stdout.buffer, __version__)
         from pi_lsp.server import serve_stdio
 
-        serve_stdio(level, stdin=reader, answered_early=answered)
+        serve_stdio(level, early=early)
         return 0
     parser = build_parser()
     parsed = parser.parse_args(args)
@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             serve_acp(parsed.log_level)
         elif parsed.tcp is not None:
-            serve_tcp(parsed.tcp, parsed.log_level)
+            return serve_tcp(parsed.tcp, parsed.log_level)
         else:
             serve_stdio(parsed.log_level)
         return 0

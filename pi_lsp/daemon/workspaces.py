@@ -218,9 +218,15 @@ class Workspaces:
                 return live
         if not resolved.is_file():
             raise FileNotFoundError(f"No such session file: {given}")
-        store = SessionStore.open(given)
-        workspace = self.folder(uri) if uri is not None else self._folder_of(store.cwd)
-        return await self._live(store, workspace)
+        named = self.folder(uri) if uri is not None else None
+        # Reading is CPU work proportional to the file (seconds for a big or broken one): a
+        # worker thread does it, so the daemon goes on answering meanwhile.
+        store = await asyncio.to_thread(SessionStore.open, given)
+        for live in self.sessions.values():  # opened by a concurrent request meanwhile
+            if live.store.path is not None and live.store.path.resolve() == resolved:
+                store.close()
+                return live
+        return await self._live(store, named or self._folder_of(store.cwd))
 
     async def adopt(self, store: SessionStore, uri: str | None) -> LiveSession:
         """Serve a store the caller opened itself (the ACP face replays it meanwhile)."""

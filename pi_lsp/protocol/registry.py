@@ -11,6 +11,7 @@ import asyncio
 import logging
 import os
 import sys
+import uuid
 from collections.abc import Awaitable, Callable, Sequence
 
 from lsprotocol import types as T
@@ -143,6 +144,11 @@ def permission_asker(server: PiLanguageServer, session_id: str) -> Asker:
     """An asker that sends ``pi/requestPermission`` to the editor."""
 
     async def ask(request: PermissionRequest) -> PermissionDecision:
+        """Ask the editor with ``pi/requestPermission``.
+
+        If the question is cancelled (abort, close, shutdown, timeout) the editor is told with
+        ``$/cancelRequest`` for that request, so it can withdraw its prompt.
+        """
         params = {
             "sessionId": session_id,
             "kind": request.kind,
@@ -153,7 +159,15 @@ def permission_asker(server: PiLanguageServer, session_id: str) -> Asker:
         }
         if request.reason is not None:
             params["reason"] = request.reason
-        answer: object = await server.protocol.send_request_async("pi/requestPermission", params)
+        protocol = server.protocol
+        msg_id = str(uuid.uuid4())
+        try:
+            answer: object = await protocol.send_request_async(
+                "pi/requestPermission", params, msg_id
+            )
+        except asyncio.CancelledError:
+            protocol.notify(T.CANCEL_REQUEST, T.CancelParams(id=msg_id))
+            raise
         decision = (
             answer.get("decision")
             if isinstance(answer, dict)

@@ -1,4 +1,10 @@
-"""JSON-RPC framing tweaks on top of pygls: pre-encoded results and notifications.
+"""JSON-RPC on top of pygls: checked input, lifecycle rules, pre-encoded results and notifications.
+
+Every frame reaches the daemon through :meth:`PiProtocol.receive` (the transports in
+:mod:`pi_lsp.protocol.transport` feed it :mod:`~pi_lsp.protocol.framing` events): broken frames
+get -32700, malformed envelopes -32600 (:mod:`~pi_lsp.protocol.envelope`), requests before
+``initialize`` -32002 and after ``shutdown`` -32600, unknown methods a -32601 that does not echo
+a megabyte of method name, and internal errors never carry a traceback.
 
 Big results (a 22k-entry tree) and the stream of agent events are encoded once with msgspec and
 written as they are, instead of pygls's ``json.dumps`` of nested objects. Late answers to
@@ -14,6 +20,7 @@ import json
 import logging
 from typing import Any
 
+from lsprotocol import types as T
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -22,6 +29,9 @@ from pygls.protocol import (
     default_converter,
 )
 
+from pi_lsp.protocol import envelope
+from pi_lsp.protocol.envelope import Refusal, error_response, short
+from pi_lsp.protocol.framing import BadFrame, Event, HttpRequest, Message
 from pi_lsp.session.jsonl import dumps
 
 logger = logging.getLogger(__name__)
@@ -52,8 +62,12 @@ def converter_factory() -> Any:
     def keep(obj: Any, cls: type) -> Any:
         return cls(**obj)
 
-    for cls in (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage):
-        converter.register_structure_hook(cls, keep)
+    def keep_params(obj: Any, cls: type) -> Any:
+        return cls(**{"params": None, **obj})  # a request may leave params out (JSON-RPC)
+
+    converter.register_structure_hook(JsonRPCRequestMessage, keep_params)
+    converter.register_structure_hook(JsonRPCNotification, keep_params)
+    converter.register_structure_hook(JsonRPCResponseMessage, keep)
     return converter
 
 
@@ -63,6 +77,70 @@ class PiProtocol(LanguageServerProtocol):
     answered_early: Any = None
     """Id of an ``initialize`` already answered by :mod:`pi_lsp.bootstrap` (pygls's own answer
     to it is dropped)."""
+    initialize_seen = False
+    shutdown_seen = False
+    """``shutdown`` arrived (pygls's own flag is set only once its handler has finished)."""
+
+    def receive(self, event: Event) -> None:
+        """Handle one framing event: dispatch a message or answer what is wrong with it."""
+        if isinstance(event, BadFrame | HttpRequest):
+            what = event.reason if isinstance(event, BadFrame) else f"an HTTP request {event.line}"
+            logger.warning("bad frame: %s", what)
+            text = f"Parse error: {what}; skipped to the next Content-Length header"
+            self._refuse(None, envelope.PARSE_ERROR, text)
+            return
+        assert isinstance(event, Message)
+        checked = envelope.check(event.value)
+        if checked is None:
+            logger.warning("dropped a malformed response")
+            return
+        if isinstance(checked, Refusal):
+            self.write_raw(dumps(checked.response))
+            return
+        if self._lifecycle_refusal(checked):
+            return
+        try:
+            message = self.structure_message(checked)
+        except Exception as exc:
+            if "id" in checked and "method" in checked:
+                problem = str(exc.__cause__ or exc) or type(exc).__name__
+                self._refuse(checked["id"], -32602, short(f"Invalid params: {problem}", 1000))
+            return
+        if checked.get("method") == T.INITIALIZE:
+            self.initialize_seen = True  # only once its params could be read
+        self.handle_message(message)
+
+    def _lifecycle_refusal(self, message: dict[str, Any]) -> bool:
+        """Answer (or drop) what LSP's lifecycle does not allow now; True when handled."""
+        method = message.get("method")
+        if method is None or method == T.EXIT:
+            return False
+        is_request = "id" in message
+        if self.shutdown_seen:
+            if is_request:
+                text = "Invalid Request: the server is shutting down (only exit is accepted)"
+                self._refuse(message["id"], envelope.INVALID_REQUEST, text)
+            return True
+        if method != T.INITIALIZE and not self.initialize_seen:
+            if is_request:
+                text = f"Server not initialized: send initialize before {short(method)}"
+                self._refuse(message["id"], envelope.SERVER_NOT_INITIALIZED, text)
+            return True
+        features = self.fm.features
+        known = method in features or method in self.fm.builtin_features
+        if not known and method != T.CANCEL_REQUEST:
+            if is_request:
+                text = f"Method not found: {short(method)}"
+                self._refuse(message["id"], envelope.METHOD_NOT_FOUND, text)
+            if not method.startswith("$/"):  # LSP: unknown $/ notifications are ignored quietly
+                logger.warning("unknown method %s", short(method))
+            return True
+        if method == T.SHUTDOWN:
+            self.shutdown_seen = True
+        return False
+
+    def _refuse(self, msg_id: Any, code: int, text: str) -> None:
+        self.write_raw(dumps(error_response(msg_id, code, text)))
 
     def _handle_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         future = self._request_futures.get(msg_id)
@@ -76,6 +154,10 @@ class PiProtocol(LanguageServerProtocol):
         if self.answered_early is not None and getattr(data, "id", None) == self.answered_early:
             self.answered_early = None
             return
+        error = getattr(data, "error", None)
+        if error is not None and getattr(error, "data", None) is not None:
+            error.data = None  # pygls puts a traceback there: it stays in the log
+            error.message = short(str(error.message), 1000)
         result = getattr(data, "result", None)
         if isinstance(result, RawJson) and getattr(data, "error", None) is None:
             head = b'{"jsonrpc":"2.0","id":' + json.dumps(data.id).encode() + b',"result":'

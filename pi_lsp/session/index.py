@@ -18,7 +18,7 @@ from pi_lsp.session.context import (
     inherit_settings,
     path_to_root,
 )
-from pi_lsp.session.records import Diagnostic, Record, Settings
+from pi_lsp.session.records import Diagnostic, DiagnosticList, Record, Settings
 from pi_lsp.session.tree import SessionTree, build_tree
 
 CONVERSATION_ROLES = ("user", "assistant")
@@ -37,7 +37,7 @@ class SessionIndex:
         self.name: str | None = None
         self.has_conversation = False
         """True once a user or assistant message is indexed (a new file is written then)."""
-        self.diagnostics: list[Diagnostic] = []
+        self.diagnostics: list[Diagnostic] = DiagnosticList(where)
         self._settings_reliable = True  # false once a duplicate id could leave stale settings
 
     def add_all(self, records: Iterable[Record]) -> None:

@@ -53,11 +53,16 @@ def _reject_constant(name: str) -> Any:
     raise JsonLineError(f"{name} is not JSON")
 
 
+_fallback_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+"""One decoder for every fallback parse (``json.loads`` with a keyword builds a new one each
+time: most of the cost of a file full of garbage lines)."""
+
+
 def _fallback_loads(line: bytes) -> Any:
     """Parse like ``JSON.parse`` where msgspec is stricter than JavaScript."""
     text = line.decode("utf-8", "replace")  # Node decodes files with U+FFFD replacement
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return _fallback_decoder.decode(text)
     except (ValueError, RecursionError) as exc:
         raise JsonLineError(str(exc)) from None
 

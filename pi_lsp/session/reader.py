@@ -21,9 +21,16 @@ from pi_lsp.regular_files import NotRegularFileError, open_regular
 from pi_lsp.session.ids import IdFactory, random_uuid
 from pi_lsp.session.jsonl import JsonLineError, JsonObject, decode_index, dumps, load_index, loads
 from pi_lsp.session.migrate import file_version, migrate
-from pi_lsp.session.records import Diagnostic, LoadedFile, Record, SessionFileError
+from pi_lsp.session.records import (
+    Diagnostic,
+    DiagnosticList,
+    LoadedFile,
+    Record,
+    SessionFileError,
+)
 
 _BOM = b"\xef\xbb\xbf"
+_NOT_AN_OBJECT = JsonLineError("not a JSON object")
 
 
 def read_session_file(path: str | Path, *, uuids: IdFactory = random_uuid) -> LoadedFile:
@@ -57,7 +64,7 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
     body = data[3:] if data.startswith(_BOM) else data  # JS trim() drops a leading BOM
     lines = body.split(b"\n")
     torn_at = len(lines) if data.endswith(b"\n") else len(lines) - 1
-    diagnostics: list[Diagnostic] = []
+    diagnostics = DiagnosticList(where)
     header, start = _find_header(lines, where, torn_at, diagnostics)
     if header is None:
         if data.strip(b" \t\r\n" + _BOM):
@@ -134,6 +141,9 @@ def _index_lines(
         try:
             fields = decode(line)
         except msgspec.DecodeError:
+            if line.lstrip()[:1] != b"{":  # never an entry: no need for the slow, exact parse
+                diagnostics.append(_malformed(where, index, torn_at, _NOT_AN_OBJECT))
+                continue
             try:
                 fields, parsed = load_index(line)
             except JsonLineError as exc:
@@ -200,12 +210,10 @@ def parse_appended(
     """
     lines = data.split(b"\n")
     torn_at = len(lines) if data.endswith(b"\n") else len(lines) - 1
-    diagnostics: list[Diagnostic] = []
+    diagnostics = DiagnosticList(str(path), offset=first_line - 1)
     records = _index_lines(lines, 0, str(path), torn_at, diagnostics)
     for record in records:
         record.line += first_line - 1
-    for diagnostic in diagnostics:
-        diagnostic.line += first_line - 1
     return records, diagnostics
 
 

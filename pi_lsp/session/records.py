@@ -7,6 +7,7 @@ file size (issue targets: open faster than pi, growth at most 3x the file).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,6 +84,58 @@ class Diagnostic:
         return f"{self.path}:{self.line}: {self.reason}"
 
 
+MAX_DIAGNOSTICS = 100
+"""Problems kept per session; the rest are counted (a 9 MB file of garbage lines made one
+diagnostic per line: 730 MB kept for messages nobody reads)."""
+
+
+class DiagnosticList(list[Diagnostic]):
+    """A list of diagnostics that keeps the first :data:`MAX_DIAGNOSTICS` and counts the rest.
+
+    Once full, the last item is a summary (line 0) saying how many more problems there were and
+    between which lines. ``offset`` is added to the line of every diagnostic appended (lines
+    read from the middle of a file).
+    """
+
+    def __init__(self, where: str = "", limit: int = MAX_DIAGNOSTICS, offset: int = 0) -> None:
+        super().__init__()
+        self.where = where
+        self.limit = limit
+        self.offset = offset
+        self.dropped = 0
+        self.first_dropped = self.last_dropped = 0
+        self._summary = Diagnostic(where, 0, "")
+
+    def append(self, item: Diagnostic) -> None:
+        """Keep ``item`` while there is room, else count it in the summary."""
+        item.line += self.offset if item.line else 0
+        if len(self) < self.limit and not self.dropped:
+            super().append(item)
+        else:
+            self._count(1, item.line, item.line, item.path)
+
+    def extend(self, items: Iterable[Diagnostic]) -> None:
+        """:meth:`append` each item (another list's summary is merged, not counted as one)."""
+        items = list(items) if not isinstance(items, DiagnosticList) else items
+        dropped = items.dropped if isinstance(items, DiagnosticList) else 0
+        for item in items[:-1] if dropped else items:
+            self.append(item)
+        if isinstance(items, DiagnosticList) and dropped:
+            self._count(dropped, items.first_dropped, items.last_dropped, items.where)
+
+    def _count(self, count: int, first: int, last: int, path: str) -> None:
+        if not self.dropped:
+            self.first_dropped = first
+            self._summary.path = self.where or path
+            super().append(self._summary)
+        self.dropped += count
+        self.last_dropped = max(self.last_dropped, last)
+        self._summary.reason = (
+            f"{self.dropped} more problem(s) not listed, "
+            f"lines {self.first_dropped}–{self.last_dropped}"
+        )
+
+
 class SessionFileError(Exception):
     """A session file that cannot be used; it is left exactly as it is (D2)."""
 
@@ -101,7 +154,7 @@ class LoadedFile:
     header: JsonObject | None
     """None for an empty (or missing) file: a new session that will be written there."""
     records: list[Record]
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=DiagnosticList)
     from_version: int = 3
     """Version on disk; below 3 the records were migrated in memory."""
     size: int = 0

@@ -17,6 +17,8 @@ from typing import Any
 
 from tests.e2e.conftest import server_env
 
+TOKEN = "the-editor-s-secret-token"
+"""``PI_LSP_TOKEN``: the daemon serves only the client whose ``initialize`` carries it."""
 TIMEOUT = 30.0
 """Seconds before a step that never completes counts as a hang."""
 
@@ -108,12 +110,17 @@ async def test_tcp_serves_one_client_on_loopback_only(tmp_path: Path) -> None:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=stderr,
-            env=server_env(tmp_path / "agent"),
+            env={**server_env(tmp_path / "agent"), "PI_LSP_TOKEN": TOKEN},
         )
     writer: asyncio.StreamWriter | None = None
     try:
         reader, writer = await connect(port, process)
-        params = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+        params = {
+            "processId": None,
+            "rootUri": tmp_path.as_uri(),
+            "capabilities": {},
+            "initializationOptions": {"authToken": TOKEN},
+        }
         await send(writer, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
         initialized = await answer(reader, 1)
         capabilities = initialized["result"]["capabilities"]

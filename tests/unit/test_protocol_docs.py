@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.protocol import errors
+from pi_lsp.protocol import envelope, errors, framing, tcp
 from pi_lsp.protocol.methods import METHODS, Method
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,15 +138,38 @@ def test_server_requests_and_notifications_are_documented() -> None:
         assert f"`{decision}`" in section
 
 
+def _codes(module: Any) -> set[int]:
+    return {
+        value
+        for name, value in vars(module).items()
+        if name.isupper() and isinstance(value, int) and -32800 <= value <= -32000
+    }
+
+
 def test_every_error_code_is_documented() -> None:
     section = _section("Errors")
-    codes = {
-        value for name, value in vars(errors).items() if name.isupper() and isinstance(value, int)
-    }
+    codes = _codes(errors) | _codes(envelope)
     assert codes, "no error codes found in pi_lsp.protocol.errors"
+    assert {-32700, -32600, -32601, -32002, -32010} <= codes
     for code in sorted(codes | {-32602, -32603, -32800}):
         assert f"| {code} |" in section, f"error code {code} undocumented"
 
 
 def test_every_json_block_parses() -> None:
     assert len(_json_values(DOC)) > 40
+
+
+def test_transport_rules_are_documented_as_the_code_has_them() -> None:
+    section = _section("Transport")
+    assert f"**{framing.MAX_BODY // (1024 * 1024)} MiB**" in section
+    assert f"at most {framing.MAX_HEADER_BLOCK // 1024} KiB" in section
+    tcp_section = _section("TCP: one authenticated editor")
+    assert f"**`{tcp.TOKEN_ENV}`**" in tcp_section
+    assert "**`initializationOptions.authToken`**" in tcp_section
+    assert f"at least {tcp.MIN_TOKEN} characters" in tcp_section
+    limit = (
+        f"within {int(tcp.FIRST_MESSAGE_TIMEOUT)} s and at most {tcp.MAX_FIRST_MESSAGE >> 20} MiB"
+    )
+    assert limit in tcp_section
+    assert str(tcp.token_path(Path("<agentDir>"), 0)).replace("tcp-0", "tcp-<PORT>") in tcp_section
+    assert f"at most {envelope.MAX_METHOD_ECHO} characters" in section

@@ -1,0 +1,210 @@
+"""LSP's base protocol (``Content-Length`` frames) as a sans-IO parser that survives bad input.
+
+pygls's reader trusts every header: ``Content-Length: abc`` or ``1e12`` raised out of the read
+loop (the daemon died), ``-1`` or ``8000000000`` waited for bytes that never come, and one wrong
+length left the stream out of sync for good. This parser is fed bytes (:meth:`FrameParser.feed`)
+and returns what it found: :class:`Message` (a parsed JSON body), :class:`BadFrame` (answered
+with -32700 by the transport) or :class:`HttpRequest` (a web page's ``fetch``: refused, never
+run). After a bad frame it resynchronises on the next ``Content-Length`` header; nothing it
+buffers grows past :data:`MAX_BODY` plus one header block. Standard library only: the bootstrap
+uses it before pygls is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_BODY = 64 * 1024 * 1024
+"""Largest body accepted (bytes); a bigger frame is skipped and reported."""
+MAX_HEADER_BLOCK = 8192
+"""Largest header block (bytes, all lines)."""
+_HEADER = re.compile(rb"content-length\s*:", re.IGNORECASE)
+_HTTP_REQUEST = re.compile(rb"^[A-Z]{3,10} \S+ HTTP/\d(\.\d)?\r?$")
+_FIELD = re.compile(rb"^([!-9;-~]+)[ \t]*:[ \t]*(.*?)[ \t]*\r?$")
+
+
+@dataclass(frozen=True)
+class Message:
+    """A frame whose body is JSON."""
+
+    value: Any
+
+
+@dataclass(frozen=True)
+class BadFrame:
+    """A frame (or bytes between frames) that could not be used; ``reason`` says why."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """An HTTP request line where a header was expected (the request is never run)."""
+
+    line: str
+
+
+Event = Message | BadFrame | HttpRequest
+
+
+class FrameParser:
+    """Bytes in, events out; see the module docstring."""
+
+    def __init__(self, max_body: int = MAX_BODY) -> None:
+        self.max_body = max_body
+        self._buffer = bytearray()
+        self._pos = 0
+        """Where unread bytes start in ``_buffer`` (compacted once per :meth:`feed`)."""
+        self._length: int | None = None
+        """Body length of the frame whose headers were read; None while reading headers."""
+        self._scanning = False
+        """Skipping bytes until the next ``Content-Length`` header (after a bad frame)."""
+        self._http = False
+        """Inside an HTTP request's header block (skipped up to its blank line)."""
+        self._quiet = False
+        """Resynchronising: a false match of the header pattern is not reported again."""
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet used."""
+        return len(self._buffer) - self._pos
+
+    def feed(self, data: bytes) -> list[Event]:
+        """Add bytes; returns every event they complete."""
+        if self._pos:
+            del self._buffer[: self._pos]
+            self._pos = 0
+        self._buffer += data
+        events: list[Event] = []
+        while (event := self._next()) is not None:
+            if isinstance(event, Message | BadFrame | HttpRequest):
+                events.append(event)
+        return events
+
+    def _next(self) -> Event | object | None:
+        """One step: an event, ``_MORE`` (progress without an event) or None (need bytes)."""
+        if self._http:
+            return self._skip_http_headers()
+        if self._scanning:
+            return self._scan()
+        if self._length is not None:
+            start = self._pos
+            if len(self._buffer) - start < self._length:
+                return None
+            self._pos = start + self._length
+            self._length = None
+            return self._parse(bytes(self._buffer[start : self._pos]), start)
+        return self._headers()
+
+    def _scan(self) -> object | None:
+        match = _HEADER.search(self._buffer, self._pos)
+        if match is None:
+            keep = len(b"content-length:") - 1
+            self._pos = max(self._pos, len(self._buffer) - keep)
+            return None
+        self._pos = match.start()
+        self._scanning = False
+        return _MORE
+
+    def _skip_http_headers(self) -> object | None:
+        """Drop an HTTP request's header lines, up to and including the blank line."""
+        buffer, pos = self._buffer, self._pos
+        ends = [(f, len(e)) for e in (b"\n\r\n", b"\n\n") if (f := buffer.find(e, pos)) >= 0]
+        if not ends:
+            self._pos = max(pos, len(buffer) - 2)
+            return None
+        found, size = min(ends)
+        self._pos = found + size
+        self._http = False
+        return _MORE
+
+    def _bad(self, reason: str, *, framed: bool = False) -> BadFrame | object:
+        """Skip a byte and resynchronise, reporting ``reason`` once per bad stretch.
+
+        A failure that is not even a header block (``framed`` False) found while already
+        resynchronising is text inside a skipped body that happens to say ``Content-Length:``:
+        not reported again.
+        """
+        self._pos += 1
+        self._scanning = True
+        if self._quiet and not framed:
+            return _MORE
+        self._quiet = True
+        return BadFrame(reason)
+
+    def _headers(self) -> Event | object | None:
+        buffer = self._buffer
+        while buffer[self._pos : self._pos + 1] == b"\n" or (
+            buffer[self._pos : self._pos + 2] == b"\r\n"
+        ):  # blank lines between frames
+            self._pos += 1 if buffer[self._pos] == 0x0A else 2
+        pos = self._pos
+        limit = pos + MAX_HEADER_BLOCK + 3
+        end = buffer.find(b"\n\r\n", pos, limit)
+        end_lf = buffer.find(b"\n\n", pos, end + 2 if end >= 0 else limit)  # only if earlier
+        ends = [e for e in (end, end_lf) if e >= 0]
+        if not ends:
+            if len(buffer) - pos > MAX_HEADER_BLOCK:
+                return self._bad("header block too long or not a header")
+            newline = buffer.find(b"\n", pos, limit)
+            first = bytes(buffer[pos:newline]) if newline >= 0 else None
+            if first is not None and _HTTP_REQUEST.match(first):
+                return self._http_request(first)
+            if first is not None and not _FIELD.match(first):
+                return self._bad(f"not a header line: {_show(first)}")
+            return None
+        stop = min(ends)
+        size = stop - pos + (3 if stop == end else 2)
+        if size > MAX_HEADER_BLOCK:
+            return self._bad("header block too long")
+        lines = bytes(buffer[pos:stop]).split(b"\n")
+        if _HTTP_REQUEST.match(lines[0]):
+            return self._http_request(lines[0])
+        length: int | None = None
+        for line in lines:
+            field = _FIELD.match(line)
+            if field is None:
+                return self._bad(f"not a header line: {_show(line)}")
+            if field.group(1).lower() != b"content-length":
+                continue
+            value = field.group(2)
+            if not value.isdigit() or (length is not None and int(value) != length):
+                return self._bad(f"bad Content-Length: {_show(value)}", framed=True)
+            length = int(value)
+        if length is None:
+            return self._bad("a header block without Content-Length", framed=True)
+        if length > self.max_body:
+            return self._bad(
+                f"message too large ({length} bytes, limit {self.max_body})", framed=True
+            )
+        self._pos = pos + size
+        self._length = length
+        self._quiet = False
+        return _MORE
+
+    def _http_request(self, line: bytes) -> HttpRequest:
+        """Skip the request's headers (its ``Content-Length`` must not frame a message)."""
+        self._pos += len(line)  # the newline stays: the header block starts with it
+        self._http = True
+        self._scanning = self._quiet = True
+        return HttpRequest(_show(line))
+
+    def _parse(self, body: bytes, start: int) -> Event:
+        try:
+            return Message(json.loads(body))
+        except (ValueError, RecursionError) as exc:
+            # A wrong Content-Length swallowed (part of) the next frame: look for it inside.
+            self._pos = start + min(1, len(body))  # an empty body has nothing to skip
+            self._scanning = self._quiet = True
+            return BadFrame(f"body is not JSON: {_show(str(exc).encode())}")
+
+
+_MORE = object()
+
+
+def _show(data: bytes, limit: int = 80) -> str:
+    text = data.decode("utf-8", "replace").rstrip("\r")
+    return repr(text if len(text) <= limit else text[:limit] + "…")
