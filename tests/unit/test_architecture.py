@@ -17,7 +17,7 @@ LSP_ALLOWED = ("protocol/", "server.py", "capabilities.py", "bridge/", "demo/hea
 LAYERS = {
     "__init__": 0,
     "literals": 0,
-    "bootstrap": 0,
+    "bootstrap": 8,  # the LSP face's early initialize answer (stdlib-only protocol framing)
     "path_rules": 0,
     "project_trust": 0,
     "regular_files": 0,
