@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -276,21 +277,33 @@ async def _unless_cancelled(
     """The permission check's answer, or :data:`WITHDRAWN` once the call is cancelled.
 
     The pending question is cancelled with it, so an abort (and a close or a shutdown, which
-    abort) never waits for a prompt the user may not answer for minutes.
+    abort) never waits for a prompt the user may not answer for minutes. The check runs in its
+    own task, so the context variables it sets (the permission gate hands the path it checked
+    to the write that way: ``tools.checked_write``) are copied back to the caller afterwards,
+    as if it had been awaited directly.
     """
-    asking = asyncio.ensure_future(check)
-    if cancel is None:
-        return await asking
-    aborted = asyncio.ensure_future(cancel.wait())
-    try:
-        await asyncio.wait({asking, aborted}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        aborted.cancel()
-        if not asking.done():
-            asking.cancel()
-            with contextlib.suppress(BaseException):
-                await asking
-    return asking.result() if not asking.cancelled() else WITHDRAWN
+    context = contextvars.copy_context()
+    asking = asyncio.get_running_loop().create_task(_awaited(check), context=context)
+    if cancel is not None:
+        aborted = asyncio.ensure_future(cancel.wait())
+        try:
+            await asyncio.wait({asking, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            aborted.cancel()
+            if not asking.done():
+                asking.cancel()
+                with contextlib.suppress(BaseException):
+                    await asking
+        if asking.cancelled():
+            return WITHDRAWN
+    answer = await asking
+    for variable, value in context.items():
+        variable.set(value)
+    return answer
+
+
+async def _awaited(check: Awaitable[str | None]) -> str | None:
+    return await check
 
 
 async def _collect(
