@@ -96,7 +96,13 @@ export class Sessions implements vscode.Disposable {
       let found: string | undefined;
       for (const f of folders) {
         const list = await this.daemon.request<{ sessions: { id: string; path: string }[] }>(METHODS.sessionsList, { folder: f });
-        found = list.sessions.find((s) => s.id === pathOrId || s.id.startsWith(pathOrId))?.path;
+        const exact = list.sessions.find((s) => s.id === pathOrId);
+        const prefixed = list.sessions.filter((s) => s.id.startsWith(pathOrId));
+        if (!exact && prefixed.length > 1) {
+          // UUIDv7 ids (pi 1.6.0) of sessions made close together share their first characters.
+          throw new Error(`pi: ${prefixed.length} sessions have ids starting with ${pathOrId}; give more of the id`);
+        }
+        found = (exact ?? prefixed[0])?.path;
         if (found) break;
       }
       if (!found) throw new Error(`pi: no session with id ${pathOrId} in this workspace`);
