@@ -104,15 +104,20 @@ class Maintenance:
         return False
 
     async def _recover_overflow(self, run: RunValues, error: str) -> bool:
+        return await self._compact_and_retry(
+            run,
+            "Context overflow recovery failed: the context is still too large after compacting "
+            f"({error})",
+        )
+
+    async def _compact_and_retry(self, run: RunValues, failure: str) -> bool:
+        """Omit the failed reply, compact and retry, once per prompt (``failure`` the second time).
+
+        Shared by overflow and length recovery; True when the turn should continue.
+        """
         if self.overflow_tried:
             self.emit(
-                event(
-                    "auto_compaction_end",
-                    aborted=False,
-                    willRetry=False,
-                    errorMessage="Context overflow recovery failed: the context is still too "
-                    f"large after compacting ({error})",
-                )
+                event("auto_compaction_end", aborted=False, willRetry=False, errorMessage=failure)
             )
             return False
         self.overflow_tried = True
@@ -166,23 +171,9 @@ class Maintenance:
             return False
         if not run.settings.compaction.enabled:
             return False
-        if self.overflow_tried:
-            self.emit(
-                event(
-                    "auto_compaction_end",
-                    aborted=False,
-                    willRetry=False,
-                    errorMessage="Truncated response recovery failed after one compact-and-retry "
-                    "attempt.",
-                )
-            )
-            return False
-        self.overflow_tried = True
-        self.drop_failed_reply()
-        if not await self.auto_compact(run, "overflow", will_retry=True):
-            return False
-        await asyncio.sleep(0.1)
-        return True
+        return await self._compact_and_retry(
+            run, "Truncated response recovery failed after one compact-and-retry attempt."
+        )
 
     async def threshold(self, run: RunValues, last: JsonObject | None = None) -> bool:
         """pi's threshold check (after a run, before a prompt); True when it compacted."""
