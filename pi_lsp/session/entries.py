@@ -1,32 +1,30 @@
-"""pydantic models of the session file's lines: the header and the entry types.
+"""pi's session file lines: the header and every entry type, as TypedDicts over the plain JSON.
 
 Spec §1.3–1.4, plus pi 1.6.0's ``context_edit`` and ``usage`` entries and ``system`` messages.
-Field order is pi's write order, so a model dumped with ``exclude_unset=True`` has the key order
-pi writes. Legacy version-1 lines (no ``id``/``parentId``) have their own models so that every line
-pi ever wrote validates against ``schemas/session-line.schema.json``.
+A loaded entry is the parsed JSON of its line (unknown fields survive, D1); these types name its
+keys, and ``schemas/session-line.schema.json`` is generated from them. Legacy version-1 lines
+(no ``id``/``parentId``) have their own types so that every line pi ever wrote validates.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
+from typing_extensions import TypedDict
 
-from pi_lsp.session.messages import StoredMessage, SystemMessage, UserBlock
+from pi_lsp.session.messages import OPEN, StoredMessage, SystemMessage, UserBlock
 
 CURRENT_VERSION = 3
 """Version pi v0.58.3 writes; older files are migrated on load (spec §1.7)."""
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class SessionHeader(_Open):
+@OPEN
+class SessionHeader(TypedDict):
     """First line of every session file."""
 
     type: Literal["session"]
-    version: int | None = None
+    version: NotRequired[int | None]
     """3 for current files; absent in version-1 files."""
     id: str
     """Session id (a v4 UUID unless the creator chose one)."""
@@ -34,28 +32,30 @@ class SessionHeader(_Open):
     """ISO time the session was created; also the file-name prefix."""
     cwd: str
     """Working directory the session belongs to."""
-    parentSession: str | None = None
+    parentSession: NotRequired[str | None]
     """Absolute path of the file this one was branched or forked from."""
 
 
-class _Entry(_Open):
-    id: str
-    """8 lowercase hex characters, unique within the file."""
-    parentId: str | None
-    """Id of the entry this one follows; null for a root."""
-    timestamp: str
-    """ISO time of the append (UTC, milliseconds, ``Z``)."""
+@OPEN
+class _Entry(TypedDict):
+    id: Annotated[str, Field(description="8 lowercase hex characters, unique within the file.")]
+    parentId: Annotated[
+        str | None, Field(description="Id of the entry this one follows; null for a root.")
+    ]
+    timestamp: Annotated[
+        str, Field(description="ISO time of the append (UTC, milliseconds, ``Z``).")
+    ]
 
 
+@OPEN
 class MessageEntry(_Entry):
     """A conversation message (user, assistant, tool result, bash execution, custom)."""
 
     type: Literal["message"]
     message: StoredMessage
 
-    model_config = ConfigDict(extra="allow")
 
-
+@OPEN
 class ThinkingLevelChangeEntry(_Entry):
     """The thinking level changed from here on."""
 
@@ -63,6 +63,7 @@ class ThinkingLevelChangeEntry(_Entry):
     thinkingLevel: str
 
 
+@OPEN
 class ModelChangeEntry(_Entry):
     """The model changed from here on."""
 
@@ -71,13 +72,7 @@ class ModelChangeEntry(_Entry):
     modelId: str
 
 
-class CompactionDetails(_Open):
-    """File lists pi carries from one compaction to the next."""
-
-    readFiles: list[str]
-    modifiedFiles: list[str]
-
-
+@OPEN
 class CompactionEntry(_Entry):
     """A checkpoint summary replacing the history before ``firstKeptEntryId``."""
 
@@ -87,16 +82,17 @@ class CompactionEntry(_Entry):
     """First entry kept verbatim after the summary."""
     tokensBefore: int
     """Estimated context size when the compaction was made."""
-    details: Any = None
+    details: NotRequired[Any]
     """``{readFiles, modifiedFiles}`` when pi made it; anything when an extension did."""
-    fromHook: bool | None = None
+    fromHook: NotRequired[bool | None]
     """False when pi generated the summary, true when an extension supplied it."""
-    usage: Any = None
+    usage: NotRequired[Any]
     """Provider usage of the summary call (pi 1.6.0)."""
-    systemMessage: SystemMessage | None = None
+    systemMessage: NotRequired[SystemMessage | None]
     """pi 1.6.0: every system message before it replayed into one; it opens the context."""
 
 
+@OPEN
 class BranchSummaryEntry(_Entry):
     """What an abandoned branch learned, hung where the conversation resumed."""
 
@@ -105,12 +101,13 @@ class BranchSummaryEntry(_Entry):
     """The leaf the branch was left at (pi 1.6.0; v0.58.3 wrote the branch point), or
     ``"root"``."""
     summary: str
-    details: Any = None
-    fromHook: bool | None = None
-    usage: Any = None
+    details: NotRequired[Any]
+    fromHook: NotRequired[bool | None]
+    usage: NotRequired[Any]
     """Provider usage of the summary call (pi 1.6.0)."""
 
 
+@OPEN
 class ContextEditEntry(_Entry):
     """pi 1.6.0: changes what an earlier entry of the branch contributes to the context."""
 
@@ -120,6 +117,7 @@ class ContextEditEntry(_Entry):
     """``null`` omits the target; ``{content}`` replaces only its content."""
 
 
+@OPEN
 class UsageEntry(_Entry):
     """pi 1.6.0: model usage outside any message (cache warming); never in the context."""
 
@@ -128,21 +126,20 @@ class UsageEntry(_Entry):
     provider: str
     model: str
     usage: Any
-    note: str | None = None
+    note: NotRequired[str | None]
 
 
-class CustomEntry(_Open):
+@OPEN
+class CustomEntry(_Entry):
     """Extension state; never part of the model context."""
 
     type: Literal["custom"]
     customType: str
-    data: Any = None
-    id: str
-    parentId: str | None
-    timestamp: str
+    data: NotRequired[Any]
 
 
-class CustomMessageEntry(_Open):
+@OPEN
+class CustomMessageEntry(_Entry):
     """An extension message that enters the context as a user message."""
 
     type: Literal["custom_message"]
@@ -150,25 +147,24 @@ class CustomMessageEntry(_Open):
     content: str | list[UserBlock]
     display: bool
     """Whether a UI shows it; the model always sees it."""
-    details: Any = None
-    id: str
-    parentId: str | None
-    timestamp: str
+    details: NotRequired[Any]
 
 
+@OPEN
 class LabelEntry(_Entry):
     """Sets (non-empty ``label``) or clears (absent or empty) the bookmark on ``targetId``."""
 
     type: Literal["label"]
     targetId: str
-    label: str | None = None
+    label: NotRequired[str | None]
 
 
+@OPEN
 class SessionInfoEntry(_Entry):
     """Display name of the session (the latest one wins; an empty name clears it)."""
 
     type: Literal["session_info"]
-    name: str | None = None
+    name: NotRequired[str | None]
 
 
 SessionEntry = Annotated[
@@ -188,36 +184,40 @@ SessionEntry = Annotated[
 """Any version-3 entry."""
 
 
-class _LegacyEntry(_Open):
-    timestamp: str
-
-
-class LegacyMessageEntry(_LegacyEntry):
+@OPEN
+class LegacyMessageEntry(TypedDict):
     """Version-1 message line (no ids; order gives the chain)."""
 
     type: Literal["message"]
+    timestamp: str
     message: StoredMessage
 
 
-class LegacyThinkingLevelChangeEntry(_LegacyEntry):
+@OPEN
+class LegacyThinkingLevelChangeEntry(TypedDict):
     """Version-1 thinking level change."""
 
     type: Literal["thinking_level_change"]
+    timestamp: str
     thinkingLevel: str
 
 
-class LegacyModelChangeEntry(_LegacyEntry):
+@OPEN
+class LegacyModelChangeEntry(TypedDict):
     """Version-1 model change."""
 
     type: Literal["model_change"]
+    timestamp: str
     provider: str
     modelId: str
 
 
-class LegacyCompactionEntry(_LegacyEntry):
+@OPEN
+class LegacyCompactionEntry(TypedDict):
     """Version-1 compaction: the kept tail is addressed by line index (header = 0)."""
 
     type: Literal["compaction"]
+    timestamp: str
     summary: str
     firstKeptEntryIndex: int
     tokensBefore: int
@@ -230,9 +230,10 @@ LegacyEntry = Annotated[
     | LegacyCompactionEntry,
     Field(discriminator="type"),
 ]
+"""Any version-1 entry line."""
 
 SessionLine = SessionHeader | SessionEntry | LegacyEntry
 """One line of a session file of any version."""
 
-SESSION_LINE: TypeAdapter[Any] = TypeAdapter(SessionLine)
-SESSION_ENTRY: TypeAdapter[Any] = TypeAdapter(SessionEntry)
+SESSION_LINE: TypeAdapter[SessionLine] = TypeAdapter(SessionLine)
+"""Validates one line of any version (tests check what pi_lsp writes with it)."""

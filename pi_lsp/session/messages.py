@@ -1,26 +1,24 @@
-"""pydantic models of pi's message and content types (spec §4–5), as stored in session files.
+"""pi's message and content types (spec §4–5): TypedDicts over the plain JSON of session files.
 
-These models are the schema: they validate what pi_lsp writes, generate ``schemas/`` and document
-every field. Loaded entries are *not* converted into them (the store keeps parsed JSON so unknown
-fields survive, D1); a foreign field is always allowed (``extra="allow"``). The content blocks
-are TypedDicts over that plain JSON, so tools build the same dicts the schema describes.
+One definition of each shape, used at run time and for ``schemas/``: a loaded message *is* the
+parsed JSON (the store keeps it so unknown fields survive, D1), and these types say which keys it
+has. That is pi's own trade-off (TypeScript interfaces over ``JSON.parse``). pydantic reads them
+for the JSON Schemas (class and field docstrings become descriptions; a foreign field is always
+allowed) and for :mod:`pi_lsp.session.validate`, which checks what pi_lsp writes.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, with_config
+from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-
-class _Open(BaseModel):
-    """Base for every stored object: unknown fields are kept, never rejected."""
-
-    model_config = ConfigDict(extra="allow")
+OPEN = with_config(ConfigDict(extra="allow", use_attribute_docstrings=True))
+"""Config of every stored object: unknown fields are kept, never rejected; docstrings documented."""
 
 
-@with_config(ConfigDict(extra="allow"))
+@OPEN
 class TextContent(TypedDict):
     """A block of text."""
 
@@ -30,18 +28,19 @@ class TextContent(TypedDict):
     """Provider metadata (for example an OpenAI Responses item id); opaque."""
 
 
-class ThinkingContent(_Open):
+@OPEN
+class ThinkingContent(TypedDict):
     """Model reasoning shown to the user; replayed to providers that accept it."""
 
     type: Literal["thinking"]
     thinking: str
-    thinkingSignature: str | None = None
+    thinkingSignature: NotRequired[str | None]
     """Opaque provider signature; can be kilobytes long."""
-    redacted: bool | None = None
+    redacted: NotRequired[bool | None]
     """True when the reasoning itself lives only in the signature."""
 
 
-@with_config(ConfigDict(extra="allow"))
+@OPEN
 class ImageContent(TypedDict):
     """An inline image."""
 
@@ -51,7 +50,8 @@ class ImageContent(TypedDict):
     mimeType: str
 
 
-class ToolCall(_Open):
+@OPEN
+class ToolCall(TypedDict):
     """One tool invocation requested by the assistant."""
 
     type: Literal["toolCall"]
@@ -59,16 +59,18 @@ class ToolCall(_Open):
     """Provider tool-call id; the matching tool result carries it as ``toolCallId``."""
     name: str
     arguments: dict[str, Any]
-    thoughtSignature: str | None = None
+    thoughtSignature: NotRequired[str | None]
 
 
 ContentBlock = TextContent | ImageContent
 """What user messages, tool results and custom messages hold: text and images."""
 UserBlock = Annotated[ContentBlock, Field(discriminator="type")]
 AssistantBlock = Annotated[TextContent | ThinkingContent | ToolCall, Field(discriminator="type")]
+"""What an assistant message holds: text, reasoning and tool calls."""
 
 
-class Cost(_Open):
+@OPEN
+class Cost(TypedDict):
     """Cost of one call in USD, split like the token counts."""
 
     input: float
@@ -78,22 +80,25 @@ class Cost(_Open):
     total: float
 
 
-class Usage(_Open):
+@OPEN
+class Usage(TypedDict):
     """Token usage reported by the provider for one assistant message."""
 
     input: int
     output: int
     cacheRead: int
     cacheWrite: int
-    totalTokens: int | None = None
+    totalTokens: NotRequired[int | None]
     """Absent in older files; context size then falls back to the sum of the four counts."""
     cost: Cost
 
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+"""Why an assistant message ended."""
 
 
-class UserMessage(_Open):
+@OPEN
+class UserMessage(TypedDict):
     """What the user typed (text first, then images)."""
 
     role: Literal["user"]
@@ -102,7 +107,8 @@ class UserMessage(_Open):
     """Epoch milliseconds."""
 
 
-class AssistantMessage(_Open):
+@OPEN
+class AssistantMessage(TypedDict):
     """One model reply, possibly partial (``aborted``) or failed (``error``)."""
 
     role: Literal["assistant"]
@@ -113,51 +119,55 @@ class AssistantMessage(_Open):
     model: str
     usage: Usage
     stopReason: StopReason
-    errorMessage: str | None = None
+    errorMessage: NotRequired[str | None]
     timestamp: int
 
 
-class ToolResultMessage(_Open):
+@OPEN
+class ToolResultMessage(TypedDict):
     """The outcome of one tool call."""
 
     role: Literal["toolResult"]
     toolCallId: str
     toolName: str
     content: list[UserBlock]
-    details: Any = None
+    details: NotRequired[Any]
     """Display-only data (a diff, truncation facts); never sent to the model."""
     isError: bool
     timestamp: int
 
 
-class BashExecutionMessage(_Open):
+@OPEN
+class BashExecutionMessage(TypedDict):
     """A shell command the user ran directly (``!cmd``), with its output."""
 
     role: Literal["bashExecution"]
     command: str
     output: str
-    exitCode: int | None = None
+    exitCode: NotRequired[int | None]
     """Absent when the process was killed."""
     cancelled: bool
     truncated: bool
-    fullOutputPath: str | None = None
+    fullOutputPath: NotRequired[str | None]
     timestamp: int
-    excludeFromContext: bool | None = None
+    excludeFromContext: NotRequired[bool | None]
     """True for ``!!cmd``: shown to the user, never sent to the model."""
 
 
-class CustomMessage(_Open):
+@OPEN
+class CustomMessage(TypedDict):
     """An extension message that enters the model context as a user message."""
 
     role: Literal["custom"]
     customType: str
     content: str | list[UserBlock]
     display: bool
-    details: Any = None
+    details: NotRequired[Any]
     timestamp: int
 
 
-class SystemMessage(_Open):
+@OPEN
+class SystemMessage(TypedDict):
     """pi 1.6.0's prompt state in the transcript.
 
     A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
@@ -165,27 +175,29 @@ class SystemMessage(_Open):
 
     role: Literal["system"]
     content: str | list[TextContent]
-    sections: dict[str, str | None] | None = None
+    sections: NotRequired[dict[str, str | None] | None]
     """Prompt sections by name (``preamble``, ``tools``, ...); ``null`` removes one."""
-    toolsAdded: list[dict[str, Any]] | None = None
+    toolsAdded: NotRequired[list[dict[str, Any]] | None]
     """Tool declarations (name, description, parameters) added from here on."""
-    toolsRemoved: list[dict[str, Any]] | None = None
+    toolsRemoved: NotRequired[list[dict[str, Any]] | None]
     """Tools (by ``name``) removed from here on."""
     timestamp: int
 
 
-class HookMessage(_Open):
+@OPEN
+class HookMessage(TypedDict):
     """Version-2 spelling of :class:`CustomMessage`; migrated to ``custom`` on load."""
 
     role: Literal["hookMessage"]
     customType: str
     content: str | list[UserBlock]
     display: bool
-    details: Any = None
+    details: NotRequired[Any]
     timestamp: int
 
 
-class BranchSummaryMessage(_Open):
+@OPEN
+class BranchSummaryMessage(TypedDict):
     """In-memory form of a ``branch_summary`` entry inside a built context."""
 
     role: Literal["branchSummary"]
@@ -194,7 +206,8 @@ class BranchSummaryMessage(_Open):
     timestamp: int
 
 
-class CompactionSummaryMessage(_Open):
+@OPEN
+class CompactionSummaryMessage(TypedDict):
     """In-memory form of a ``compaction`` entry inside a built context."""
 
     role: Literal["compactionSummary"]
@@ -226,4 +239,4 @@ ContextMessage = Annotated[
     | CompactionSummaryMessage,
     Field(discriminator="role"),
 ]
-"""Roles of the messages a built context returns (spec §3.1)."""
+"""Roles of the messages a built context returns (spec §3.1; pi's ``AgentMessage``)."""

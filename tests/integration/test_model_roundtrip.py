@@ -13,6 +13,8 @@ from pi_lsp.devtools.fake_script import ScriptToolCall, Turn
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage, ContextMessage
 
+ASSISTANT = TypeAdapter(AssistantMessage)
+
 IMAGE = {"type": "image", "data": "R0lGODlhAQABAAAAACw=", "mimeType": "image/gif"}
 CONTEXT = TypeAdapter(list[ContextMessage])
 
@@ -67,7 +69,7 @@ async def test_reply_with_tool_calls_round_trips_into_the_next_request() -> None
                 model=model, messages=history, tools=tools, system_prompt="SYS", endpoint=endpoint
             )
         ).result()
-        AssistantMessage.model_validate(reply)
+        ASSISTANT.validate_python(reply)
         read_call, shot_call = (b for b in reply["content"] if b["type"] == "toolCall")
         history += [
             reply,

@@ -5,9 +5,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from pi_lsp.agent.assistant_builder import REDACTED_THINKING, AssistantBuilder
 from pi_lsp.agent.models import ModelInfo, ModelRef, TokenPrices
 from pi_lsp.session.messages import AssistantMessage
+
+ASSISTANT = TypeAdapter(AssistantMessage)
 
 CLAUDE = ModelInfo(
     ref=ModelRef.parse("anthropic/claude-sonnet-4-5"),
@@ -54,7 +58,7 @@ def test_anthropic_thinking_signature_and_cache_usage() -> None:
         events += builder.feed(piece)
     events += builder.finish()
     message = events[-1]["message"]
-    AssistantMessage.model_validate(message)
+    ASSISTANT.validate_python(message)
     assert message["content"] == [
         {"type": "thinking", "thinking": "Plan more", "thinkingSignature": "SIG"},
         {"type": "text", "text": "Answer"},

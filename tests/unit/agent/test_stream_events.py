@@ -6,6 +6,7 @@ import asyncio
 import copy
 
 import pytest
+from pydantic import TypeAdapter
 
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.stream import AssistantStream, stream_assistant
@@ -14,6 +15,8 @@ from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage
 from tests.unit.agent.conftest import PRICES, MakeFake
 from tests.unit.agent.helpers import request
+
+ASSISTANT = TypeAdapter(AssistantMessage)
 
 
 async def collect(stream: AssistantStream) -> list[JsonObject]:
@@ -50,7 +53,7 @@ async def test_text_reply_events_and_growing_partial(
     assert events[5]["content"] == "Hello world"
     assert events[-1]["reason"] == "stop"
     final = events[-1]["message"]
-    AssistantMessage.model_validate(final)
+    ASSISTANT.validate_python(final)
     assert final["content"] == [{"type": "text", "text": "Hello world"}]
     assert (final["api"], final["provider"], final["model"]) == (
         "openai-completions",
@@ -79,7 +82,7 @@ async def test_thinking_then_text(make_fake: MakeFake, plain_model: ModelInfo) -
     assert [e["contentIndex"] for e in events[1:8]] == [0, 0, 0, 0, 1, 1, 1]
     assert events[4]["content"] == "Let me think."
     final = events[-1]["message"]
-    AssistantMessage.model_validate(final)
+    ASSISTANT.validate_python(final)
     assert final["content"] == [
         {"type": "thinking", "thinking": "Let me think.", "thinkingSignature": "reasoning_content"},
         {"type": "text", "text": "Answer."},
@@ -119,7 +122,7 @@ async def test_parallel_tool_calls_parse_progressively(
     }
     assert ends[1]["contentIndex"] == 2 and ends[1]["toolCall"]["id"] == "call_b"
     assert events[-1] == {**events[-1], "type": "done", "reason": "toolUse"}
-    AssistantMessage.model_validate(stream.message)
+    ASSISTANT.validate_python(stream.message)
     assert stream.message["stopReason"] == "toolUse"
     assert stream.invalid_arguments == {}
 
@@ -145,7 +148,7 @@ async def test_usage_and_cost_from_litellm_prices(
     usage = ScriptUsage(prompt_tokens=1200, completion_tokens=300, cached_tokens=200)
     fake = make_fake([Turn(text="ok", usage=usage)])
     message = await stream_assistant(request(priced_model, fake)).result()
-    AssistantMessage.model_validate(message)
+    ASSISTANT.validate_python(message)
     assert {k: v for k, v in message["usage"].items() if k != "cost"} == {
         "input": 1000,
         "output": 300,
@@ -190,7 +193,7 @@ async def test_content_filter_ends_as_error(make_fake: MakeFake, plain_model: Mo
     events = await collect(stream_assistant(request(plain_model, fake)))
     assert events[-1]["type"] == "error" and events[-1]["reason"] == "error"
     message = events[-1]["error"]
-    AssistantMessage.model_validate(message)
+    ASSISTANT.validate_python(message)
     assert message["stopReason"] == "error"
     assert "content_filter" in message["errorMessage"]
     assert message["content"] == [{"type": "text", "text": "partial"}]

@@ -6,6 +6,7 @@ import asyncio
 import socket
 
 import pytest
+from pydantic import TypeAdapter
 
 from pi_lsp.agent.errors import (
     is_auth_error,
@@ -21,6 +22,8 @@ from pi_lsp.session.messages import AssistantMessage
 from tests.unit.agent.conftest import MakeFake
 from tests.unit.agent.helpers import request, user
 
+ASSISTANT = TypeAdapter(AssistantMessage)
+
 
 async def events_of(stream: object) -> list[JsonObject]:
     return [event async for event in stream]  # type: ignore[attr-defined]
@@ -34,7 +37,7 @@ async def test_rate_limit_is_an_error_message_with_retry_delay(
     events = await events_of(stream)
     assert [e["type"] for e in events] == ["error"]  # rejected before any start event
     message = events[0]["error"]
-    AssistantMessage.model_validate(message)
+    ASSISTANT.validate_python(message)
     assert message["stopReason"] == "error"
     assert message["content"] == []
     assert message["errorMessage"].startswith("429 Rate limit reached")
@@ -112,7 +115,7 @@ async def test_abort_mid_stream_keeps_partial_and_closes_the_connection(
             abort.set()
     assert seen[-1] == "error"
     message = stream.message
-    AssistantMessage.model_validate(message)
+    ASSISTANT.validate_python(message)
     assert message["stopReason"] == "aborted"
     assert message["content"] == [{"type": "text", "text": "Work"}]
     assert await asyncio.to_thread(fake.wait_for_disconnects, 1)
