@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
@@ -20,7 +21,7 @@ from pi_lsp.protocol import tcp, transport
 from pi_lsp.protocol.context import PiLanguageServer
 from pi_lsp.protocol.framing import Event, FrameParser
 from pi_lsp.protocol.registry import permission_asker, register
-from pi_lsp.session.jsonl import JsonObject, dumps
+from pi_lsp.session.jsonl import dumps
 from pi_lsp.tools import FileSystem
 
 __all__ = ["PiLanguageServer", "create_server", "serve_stdio", "serve_tcp"]
@@ -40,7 +41,7 @@ def _workspaces(server: PiLanguageServer) -> Workspaces:
     """
     protocol = server.protocol
 
-    def sink(session_id: str, seq: int, event: JsonObject) -> None:
+    def sink(session_id: str, seq: int, event: Mapping[str, Any]) -> None:
         protocol.notify_raw(
             "pi/event", dumps({"sessionId": session_id, "seq": seq, "event": event})
         )

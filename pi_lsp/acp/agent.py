@@ -12,7 +12,7 @@ import asyncio
 import functools
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -51,7 +51,6 @@ from pi_lsp.daemon.live_session import LiveSession
 from pi_lsp.daemon.models_list import available_models
 from pi_lsp.daemon.workspaces import UnknownSessionError, Workspace, Workspaces
 from pi_lsp.session import SessionStore
-from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import BashTool, FileSystem
 
 logger = logging.getLogger(__name__)
@@ -123,7 +122,7 @@ class PiAgent:
         self._pending_fs[session_id] = files
         return files
 
-    def _on_event(self, session_id: str, seq: int, event: JsonObject) -> None:
+    def _on_event(self, session_id: str, seq: int, event: Mapping[str, Any]) -> None:
         state = self.sessions.get(session_id)
         if state is None or self.outbox is None:
             return

@@ -22,7 +22,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import ImageContent
 
 
 class UnsupportedContent(ValueError):
@@ -34,19 +34,19 @@ class UserInput:
     """The text and images of one prompt."""
 
     text: str
-    images: list[JsonObject] = field(default_factory=list)
+    images: list[ImageContent] = field(default_factory=list)
 
 
 def user_input(blocks: Sequence[Any]) -> UserInput:
     """Convert the prompt's blocks; raises :class:`UnsupportedContent` for audio or blobs."""
     texts: list[str] = []
     context: list[str] = []
-    images: list[JsonObject] = []
+    images: list[ImageContent] = []
     for block in blocks:
         if isinstance(block, TextContentBlock):
             texts.append(block.text)
         elif isinstance(block, ImageContentBlock):
-            images.append({"type": "image", "data": block.data, "mimeType": block.mime_type})
+            images.append(ImageContent(type="image", data=block.data, mimeType=block.mime_type))
         elif isinstance(block, ResourceContentBlock):
             texts.append(f"[@{block.name}]({block.uri})")
         elif isinstance(block, EmbeddedResourceContentBlock):

@@ -7,6 +7,7 @@ message, or the turn's failure) and what the client was last told (title, cost).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,7 +74,7 @@ class SessionState:
             _cost(m) for m in self.live.store.context().messages if m.get("role") == "assistant"
         )
 
-    def follow(self, event: JsonObject) -> list[Any]:
+    def follow(self, event: Mapping[str, Any]) -> list[Any]:
         """Updates for one daemon event; records what the turn outcome needs."""
         kind = event["type"]
         if kind == "message_end" and event["message"].get("role") == "assistant":

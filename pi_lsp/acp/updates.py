@@ -10,7 +10,7 @@ its final status, for ``session/load``. Retries and compaction appear as short t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from acp.schema import (
@@ -93,13 +93,13 @@ class LiveUpdates:
         """Client terminal of each running ``bash`` call (embedded in its updates)."""
         """Arguments of the calls announced and not finished yet."""
 
-    def __call__(self, event: JsonObject) -> list[Any]:
+    def __call__(self, event: Mapping[str, Any]) -> list[Any]:
         """The updates for one event (most events have none)."""
         kind = event["type"]
         handler = getattr(self, f"_on_{kind}", None)
         return handler(event) if handler is not None else []
 
-    def _on_message_update(self, event: JsonObject) -> list[Any]:
+    def _on_message_update(self, event: Mapping[str, Any]) -> list[Any]:
         sub = event["assistantMessageEvent"]
         kind = sub.get("type")
         if kind == "text_delta" and sub.get("delta"):
@@ -118,7 +118,7 @@ class LiveUpdates:
         self._args[call_id] = arguments
         return [tool_call_start(call_id, name, arguments, self.cwd, status="pending")]
 
-    def _on_tool_execution_start(self, event: JsonObject) -> list[Any]:
+    def _on_tool_execution_start(self, event: Mapping[str, Any]) -> list[Any]:
         call_id = str(event["toolCallId"])
         return [
             *self._announce(call_id, str(event["toolName"]), event.get("args")),
@@ -133,7 +133,7 @@ class LiveUpdates:
             return []
         return [TerminalToolCallContent(type="terminal", terminal_id=terminal)]
 
-    def _on_tool_execution_update(self, event: JsonObject) -> list[Any]:
+    def _on_tool_execution_update(self, event: Mapping[str, Any]) -> list[Any]:
         partial = event.get("partialResult") or {}
         details = partial.get("details")
         if isinstance(details, dict) and isinstance(details.get("terminalId"), str):
@@ -155,7 +155,7 @@ class LiveUpdates:
             )
         ]
 
-    def _on_tool_execution_end(self, event: JsonObject) -> list[Any]:
+    def _on_tool_execution_end(self, event: Mapping[str, Any]) -> list[Any]:
         call_id, name = str(event["toolCallId"]), str(event["toolName"])
         args = self._args.pop(call_id, {})
         failed = bool(event.get("isError"))
@@ -173,7 +173,7 @@ class LiveUpdates:
             )
         ]
 
-    def _on_auto_retry_start(self, event: JsonObject) -> list[Any]:
+    def _on_auto_retry_start(self, event: Mapping[str, Any]) -> list[Any]:
         seconds = int(event.get("delayMs", 0)) / 1000
         return [
             agent_thought(
@@ -182,10 +182,10 @@ class LiveUpdates:
             )
         ]
 
-    def _on_auto_compaction_start(self, event: JsonObject) -> list[Any]:
+    def _on_auto_compaction_start(self, event: Mapping[str, Any]) -> list[Any]:
         return [agent_thought(f"\n[Compacting the context ({event.get('reason')})…]\n")]
 
-    def _on_compaction_start(self, event: JsonObject) -> list[Any]:
+    def _on_compaction_start(self, event: Mapping[str, Any]) -> list[Any]:
         return [agent_thought("\n[Compacting the context…]\n")]
 
 

@@ -24,8 +24,9 @@ import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from pi_lsp.agent.events import AgentEvent, MessageEnd
 from pi_lsp.agent.loop import LoopHooks, ReplyStream, now_ms, run_loop
 from pi_lsp.agent.maintenance import Maintenance, RunValues
 from pi_lsp.agent.models import ModelInfo
@@ -46,13 +47,19 @@ from pi_lsp.compaction import (
 from pi_lsp.compaction.models import CompactionSettings, ContextUsage
 from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session import ABSENT, SessionStore
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import (
+    ContentBlock,
+    ContextMessage,
+    ImageContent,
+    TextContent,
+    UserMessage,
+)
 from pi_lsp.settings import Settings
 from pi_lsp.tools import Tool
 
 logger = logging.getLogger(__name__)
 
-Listener = Callable[[JsonObject], None]
+Listener = Callable[[AgentEvent], None]
 StreamFactory = Callable[[ModelRequest], ReplyStream]
 SummaryFactory = Callable[[ModelInfo, asyncio.Event], SummaryModel]
 PromptBuilder = Callable[[Sequence[Tool[Any]]], str]
@@ -93,10 +100,10 @@ class AgentConfig:
     """Asked before bash and writes outside the workspace; None runs everything (CLI)."""
 
 
-def user_message(text: str, images: Sequence[JsonObject] = ()) -> JsonObject:
+def user_message(text: str, images: Sequence[ImageContent] = ()) -> UserMessage:
     """pi's prompt message: the text block first, then images."""
-    content: list[JsonObject] = [{"type": "text", "text": text}, *images]
-    return {"role": "user", "content": content, "timestamp": now_ms()}
+    content: list[ContentBlock] = [TextContent(type="text", text=text), *images]
+    return UserMessage(role="user", content=content, timestamp=now_ms())
 
 
 class AgentSession:
@@ -131,7 +138,7 @@ class AgentSession:
         self._next_settings: Settings | None = None
         """Settings given during a run, applied when it ends."""
         """Entry id of the last message persisted (the reply to move away from on failure)."""
-        self._prompt_message: JsonObject | None = None
+        self._prompt_message: ContextMessage | None = None
         self._prompt_stored: asyncio.Future[str | None] | None = None
 
     # ----------------------------------------------------------------- observing
@@ -192,7 +199,7 @@ class AgentSession:
     async def prompt(
         self,
         text: str,
-        images: Sequence[JsonObject] = (),
+        images: Sequence[ImageContent] = (),
         *,
         streaming_behavior: StreamingBehavior | None = None,
     ) -> None:
@@ -215,7 +222,7 @@ class AgentSession:
         model = self.require_model()
         await self._exclusive(self._prompt_run(model, message))
 
-    def start(self, text: str, images: Sequence[JsonObject] = ()) -> Prompted:
+    def start(self, text: str, images: Sequence[ImageContent] = ()) -> Prompted:
         """Start a prompt as a task; its user message's entry id comes back as a value.
 
         :attr:`Prompted.user_entry_id` resolves to the id once the message is stored, or to
@@ -234,7 +241,7 @@ class AgentSession:
         run.add_done_callback(ended)
         return Prompted(user_entry_id=stored, run=run)
 
-    async def prompt_message(self, message: JsonObject) -> None:
+    async def prompt_message(self, message: ContextMessage) -> None:
         """Run an already built user message to the end (refused while a run goes on)."""
         if self.is_streaming:
             raise AgentBusyError(
@@ -243,11 +250,11 @@ class AgentSession:
         model = self.require_model()
         await self._exclusive(self._prompt_run(model, message))
 
-    def steer(self, text: str, images: Sequence[JsonObject] = ()) -> None:
+    def steer(self, text: str, images: Sequence[ImageContent] = ()) -> None:
         """Queue a message delivered before the next model call (remaining tools are skipped)."""
         self.steering.push(user_message(text, images))
 
-    def follow_up(self, text: str, images: Sequence[JsonObject] = ()) -> None:
+    def follow_up(self, text: str, images: Sequence[ImageContent] = ()) -> None:
         """Queue a message delivered when the agent would otherwise stop."""
         self.follow_ups.push(user_message(text, images))
 
@@ -343,7 +350,7 @@ class AgentSession:
             if self._next_settings is not None:
                 self.use_settings(self._next_settings)
 
-    async def _prompt_run(self, model: ModelInfo, message: JsonObject) -> None:
+    async def _prompt_run(self, model: ModelInfo, message: ContextMessage) -> None:
         abort, summary = self._abort, self.config.summary_model
         run = RunValues(self.config.settings, model, abort, lambda: summary(model, abort))
         self._run = run
@@ -376,7 +383,7 @@ class AgentSession:
         gate = self.config.permissions
         return None if gate is None else await gate.check(name, call_id, args, self.config.cwd)
 
-    def _stream(self, messages: list[JsonObject], abort: asyncio.Event) -> ReplyStream:
+    def _stream(self, messages: list[ContextMessage], abort: asyncio.Event) -> ReplyStream:
         model = self.require_model()
         active = [self.config.tools[n] for n in self.config.active_tools if n in self.config.tools]
         settings = self._run.settings if self._run is not None else self.config.settings
@@ -402,7 +409,7 @@ class AgentSession:
             self._specs = (key, [(t.name, t.description, t.parameters) for t in active])
         return self._specs[1]
 
-    def _on_loop_event(self, payload: JsonObject) -> None:
+    def _on_loop_event(self, payload: AgentEvent) -> None:
         """An event of the loop: a finished message is persisted first, then everyone hears.
 
         The listeners get a copy of ``message_end`` with the stored entry's ``entryId``.
@@ -410,13 +417,13 @@ class AgentSession:
         if payload["type"] == "message_end":
             message = payload["message"]
             entry_id = self._persist(message)
-            payload = {**payload, "entryId": entry_id}
+            payload = MessageEnd(type="message_end", message=message, entryId=entry_id)
             stored = self._prompt_stored
             if message is self._prompt_message and stored is not None and not stored.done():
                 stored.set_result(entry_id)
         self.emit(payload)
 
-    def emit(self, payload: JsonObject) -> None:
+    def emit(self, payload: AgentEvent) -> None:
         """Notify every listener of ``payload`` (it is not changed)."""
         for listener in list(self._listeners):
             try:
@@ -424,8 +431,8 @@ class AgentSession:
             except Exception:  # a broken listener must not break the run
                 logger.exception("agent event listener failed on %s", payload["type"])
 
-    def _persist(self, message: JsonObject) -> str:
-        if message.get("role") == "custom":
+    def _persist(self, message: ContextMessage) -> str:
+        if message["role"] == "custom":
             entry_id = self.store.append_custom_message(
                 str(message.get("customType")),
                 message.get("content"),
@@ -436,10 +443,12 @@ class AgentSession:
             entry_id = self.store.append_message(message)
         return entry_id
 
-    async def _drive(self, run: RunValues, prompts: list[JsonObject]) -> None:
+    async def _drive(self, run: RunValues, prompts: Sequence[ContextMessage]) -> None:
         """Run the loop, then retry, recover or compact as pi's rules say, until done."""
         while True:
-            messages = self.store.context().messages
+            # the context holds the entries' parsed JSON: pi's message types, not validated on
+            # load (D1; pi types ``JSON.parse`` output the same way)
+            messages = cast("list[ContextMessage]", self.store.context().messages)
             added = await run_loop(messages, prompts, self._hooks(), self._abort)
             prompts = []
             last = next((m for m in reversed(added) if m.get("role") == "assistant"), None)

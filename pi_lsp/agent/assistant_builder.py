@@ -18,7 +18,7 @@ import json
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pydantic_core import from_json
 
@@ -26,8 +26,9 @@ from pi_lsp.agent.errors import ProviderFailure
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.usage import empty_usage, usage_from_provider
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import AssistantBlock, AssistantMessage, StopReason
 
-_STOP_REASONS = {
+_STOP_REASONS: dict[str, StopReason] = {
     "stop": "stop",
     "length": "length",
     "tool_calls": "toolUse",
@@ -51,7 +52,7 @@ class AssistantBuilder:
 
     def __init__(self, model: ModelInfo) -> None:
         self.model = model
-        self.message: JsonObject = {
+        self.message: AssistantMessage = {
             "role": "assistant",
             "content": [],
             "api": model.ref.api,
@@ -109,7 +110,7 @@ class AssistantBuilder:
     def fail(self, failure: ProviderFailure | None) -> list[JsonObject]:
         """End the reply as ``error`` (a provider failure) or ``aborted`` (``failure`` is None)."""
         self._close_block(emit=False)
-        reason = "aborted" if failure is None else "error"
+        reason: StopReason = "aborted" if failure is None else "error"
         self.message["stopReason"] = reason
         self.message["errorMessage"] = ABORTED_MESSAGE if failure is None else failure.message
         return [{"type": "error", "reason": reason, "error": self.message}]
@@ -185,7 +186,8 @@ class AssistantBuilder:
     def _open(self, kind: str, events: list[JsonObject], **fields: Any) -> None:
         events.extend(self._close_block())
         self._block = {"type": kind, **fields}
-        self.message["content"].append(self._block)
+        # built from ``kind`` and the fields of that block type (text, thinking or toolCall)
+        self.message["content"].append(cast(AssistantBlock, self._block))
         start = "toolcall_start" if kind == "toolCall" else f"{kind}_start"
         events.append({"type": start, "contentIndex": self._index(), "partial": self.message})
 

@@ -17,7 +17,7 @@ from pi_lsp.agent.errors import ProviderFailure
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.stream import Endpoint, ModelRequest, stream_assistant
 from pi_lsp.agent.thinking import THINKING_LEVELS, ThinkingLevel
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import AssistantMessage, TextContent, Usage, UserMessage
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -25,18 +25,18 @@ class TextCompletion:
     """A successful one-shot reply."""
 
     text: str
-    usage: JsonObject
+    usage: Usage
     """pi's usage object (tokens and cost)."""
     stop_reason: str
     """``stop`` or ``length`` (a truncated summary is still returned)."""
-    message: JsonObject
+    message: AssistantMessage
     """The whole assistant message, for callers that store or inspect it."""
 
 
 class CompletionError(Exception):
     """The model call failed (``stop_reason == "error"``) or was aborted (``"aborted"``)."""
 
-    def __init__(self, message: JsonObject, failure: ProviderFailure | None) -> None:
+    def __init__(self, message: AssistantMessage, failure: ProviderFailure | None) -> None:
         super().__init__(str(message.get("errorMessage") or "Unknown error"))
         self.message = message
         self.failure = failure
@@ -48,12 +48,12 @@ class _Prompt:
     text: str
     timestamp: int = field(default_factory=lambda: int(time.time() * 1000))
 
-    def message(self) -> JsonObject:
-        return {
-            "role": "user",
-            "content": [{"type": "text", "text": self.text}],
-            "timestamp": self.timestamp,
-        }
+    def message(self) -> UserMessage:
+        return UserMessage(
+            role="user",
+            content=[TextContent(type="text", text=self.text)],
+            timestamp=self.timestamp,
+        )
 
 
 async def complete_text(
@@ -80,7 +80,7 @@ async def complete_text(
     message = await stream.result()
     if message["stopReason"] in ("error", "aborted"):
         raise CompletionError(message, stream.failure)
-    text = "\n".join(b["text"] for b in message["content"] if b.get("type") == "text")
+    text = "\n".join(b["text"] for b in message["content"] if b["type"] == "text")
     return TextCompletion(
         text=text, usage=message["usage"], stop_reason=message["stopReason"], message=message
     )

@@ -1,78 +1,100 @@
-"""pi's agent events (spec §10–11), as pydantic models for the schema and plain dicts at run time.
+"""pi's agent events (spec §10–11): TypedDicts over the plain dicts the loop emits.
 
-The loop emits dicts (cheap, and the same objects pi emits: ``message`` fields share the message
-being built); the models document every field and generate ``schemas/``. Event names and field
-names are pi's, so a client written for pi's RPC mode understands them.
+One definition of each event, used at run time and for ``schemas/``. The loop emits dicts built
+through these types (cheap, and the same objects pi emits: ``message`` fields share the message
+being built). Event names and field names are pi's, so a client written for pi's RPC mode
+understands them.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+from typing_extensions import TypedDict
 
 from pi_lsp.literals import CompactionReason
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import (
+    OPEN,
+    AssistantMessage,
+    ContextMessage,
+    ToolResultMessage,
+    UserBlock,
+)
 
 
-class _Event(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class AgentStart(_Event):
+@OPEN
+class AgentStart(TypedDict):
     """A run begins (one prompt, or a continuation after a retry or compaction)."""
 
     type: Literal["agent_start"]
 
 
-class AgentEnd(_Event):
+@OPEN
+class AgentEnd(TypedDict):
     """The run ended; ``messages`` are every message it added."""
 
     type: Literal["agent_end"]
-    messages: list[dict[str, Any]]
+    messages: list[ContextMessage]
 
 
-class TurnStart(_Event):
+@OPEN
+class TurnStart(TypedDict):
     """One model call (plus the tool calls it requested) begins."""
 
     type: Literal["turn_start"]
 
 
-class TurnEnd(_Event):
+@OPEN
+class TurnEnd(TypedDict):
     """The assistant message of the turn and the results of its tool calls."""
 
     type: Literal["turn_end"]
-    message: dict[str, Any]
-    toolResults: list[dict[str, Any]]
+    message: AssistantMessage
+    toolResults: list[ToolResultMessage]
 
 
-class MessageStart(_Event):
+@OPEN
+class MessageStart(TypedDict):
     """A message begins (user, custom, assistant or tool result)."""
 
     type: Literal["message_start"]
-    message: dict[str, Any]
+    message: ContextMessage
 
 
-class MessageUpdate(_Event):
-    """A streamed change to the assistant message.
-
-    ``assistantMessageEvent`` is pi's sub-event (``text_delta``, ``thinking_delta``,
-    ``toolcall_delta``, … with ``contentIndex``).
-    """
+@OPEN
+class MessageUpdate(TypedDict):
+    """A streamed change to the assistant message."""
 
     type: Literal["message_update"]
-    message: dict[str, Any]
+    message: AssistantMessage
+    """The assistant message so far (shared with the one being built)."""
     assistantMessageEvent: dict[str, Any]
+    """pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
+    ``contentIndex``)."""
 
 
-class MessageEnd(_Event):
+@OPEN
+class MessageEnd(TypedDict):
     """A message is complete; it has been written to the session file when this is emitted."""
 
     type: Literal["message_end"]
-    message: dict[str, Any]
+    message: ContextMessage
+    entryId: NotRequired[str]
+    """Id of the session entry the message was stored as (set by the session that stored it)."""
 
 
-class ToolExecutionStart(_Event):
+@OPEN
+class ToolOutput(TypedDict):
+    """What a tool returns: content for the model, details for display."""
+
+    content: list[UserBlock]
+    details: NotRequired[Any]
+    """Display-only data (a diff, truncation facts); never sent to the model."""
+
+
+@OPEN
+class ToolExecutionStart(TypedDict):
     """A tool call is about to run (or was rejected, then ``tool_execution_end`` follows)."""
 
     type: Literal["tool_execution_start"]
@@ -81,44 +103,51 @@ class ToolExecutionStart(_Event):
     args: dict[str, Any]
 
 
-class ToolExecutionUpdate(_Event):
+@OPEN
+class ToolExecutionUpdate(TypedDict):
     """Partial output of a running tool (replaces the previous one, not appended)."""
 
     type: Literal["tool_execution_update"]
     toolCallId: str
     toolName: str
     args: dict[str, Any]
-    partialResult: dict[str, Any]
+    partialResult: ToolOutput
 
 
-class ToolExecutionEnd(_Event):
-    """A tool call finished; ``result`` is ``{content, details}``."""
+@OPEN
+class ToolExecutionEnd(TypedDict):
+    """A tool call finished."""
 
     type: Literal["tool_execution_end"]
     toolCallId: str
     toolName: str
-    result: dict[str, Any]
+    result: ToolOutput
     isError: bool
 
 
-class AutoCompactionStart(_Event):
+@OPEN
+class AutoCompactionStart(TypedDict):
     """Compaction started by itself: the context passed the threshold or overflowed."""
 
     type: Literal["auto_compaction_start"]
     reason: CompactionReason
 
 
-class AutoCompactionEnd(_Event):
+@OPEN
+class AutoCompactionEnd(TypedDict):
     """Automatic compaction ended; ``willRetry`` when the failed request is sent again."""
 
     type: Literal["auto_compaction_end"]
-    result: dict[str, Any] | None = None
+    result: NotRequired[dict[str, Any] | None]
+    """pi's ``CompactionResult`` (``summary``, ``firstKeptEntryId``, ``tokensBefore``,
+    ``details``) when a summary was written."""
     aborted: bool
     willRetry: bool
-    errorMessage: str | None = None
+    errorMessage: NotRequired[str | None]
 
 
-class AutoRetryStart(_Event):
+@OPEN
+class AutoRetryStart(TypedDict):
     """A transient provider error: waiting ``delayMs`` before attempt ``attempt``."""
 
     type: Literal["auto_retry_start"]
@@ -128,13 +157,14 @@ class AutoRetryStart(_Event):
     errorMessage: str
 
 
-class AutoRetryEnd(_Event):
+@OPEN
+class AutoRetryEnd(TypedDict):
     """Retrying ended, with a reply (``success``) or for good (``finalError``)."""
 
     type: Literal["auto_retry_end"]
     success: bool
     attempt: int
-    finalError: str | None = None
+    finalError: NotRequired[str | None]
 
 
 AgentEvent = Annotated[
@@ -155,8 +185,3 @@ AgentEvent = Annotated[
     Field(discriminator="type"),
 ]
 """Every event an agent session emits."""
-
-
-def event(kind: str, **fields: Any) -> JsonObject:
-    """An event dict: ``{"type": kind, **fields}``."""
-    return {"type": kind, **fields}

@@ -21,9 +21,23 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pi_lsp.agent.events import event
+from pi_lsp.agent.events import (
+    AgentEnd,
+    AgentEvent,
+    AgentStart,
+    MessageEnd,
+    MessageStart,
+    MessageUpdate,
+    ToolExecutionEnd,
+    ToolExecutionStart,
+    ToolExecutionUpdate,
+    ToolOutput,
+    TurnEnd,
+    TurnStart,
+)
 from pi_lsp.edits.attribution import tool_scope
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import AssistantMessage, ContextMessage, ToolCall, ToolResultMessage
 from pi_lsp.tools import Tool, ToolError, ToolResult
 
 SKIPPED = "Skipped due to queued user message."
@@ -42,7 +56,7 @@ class ReplyStream(Protocol):
         ...
 
     @property
-    def message(self) -> JsonObject:
+    def message(self) -> AssistantMessage:
         """The assistant message: partial while streaming, final at the end."""
         ...
 
@@ -52,10 +66,10 @@ class ReplyStream(Protocol):
         ...
 
 
-StreamFn = Callable[[list[JsonObject], asyncio.Event], ReplyStream]
+StreamFn = Callable[[list[ContextMessage], asyncio.Event], ReplyStream]
 """Starts a model call over the context messages; stops when the event is set."""
 
-Emit = Callable[[JsonObject], None]
+Emit = Callable[[AgentEvent], None]
 """Receives every event; persisting happens here on ``message_end``."""
 
 BeforeTool = Callable[[str, str, Mapping[str, Any]], Awaitable[str | None]]
@@ -69,9 +83,9 @@ class LoopHooks:
     stream: StreamFn
     tools: Mapping[str, Tool[Any]]
     emit: Emit
-    steering: Callable[[], list[JsonObject]]
+    steering: Callable[[], Sequence[ContextMessage]]
     """Queued steering messages (taken off the queue)."""
-    follow_up: Callable[[], list[JsonObject]]
+    follow_up: Callable[[], Sequence[ContextMessage]]
     """Queued follow-up messages, asked for only when the agent would stop."""
     before_tool: BeforeTool | None = None
     """Asked before each call runs; a returned text refuses the call (it becomes the result)."""
@@ -83,19 +97,19 @@ def now_ms() -> int:
 
 
 async def run_loop(
-    messages: list[JsonObject],
-    prompts: Sequence[JsonObject],
+    messages: list[ContextMessage],
+    prompts: Sequence[ContextMessage],
     hooks: LoopHooks,
     abort: asyncio.Event,
-) -> list[JsonObject]:
+) -> list[ContextMessage]:
     """Run until the agent stops; ``messages`` (the context) grows in place. Returns new messages.
 
     ``prompts`` may be empty to continue from the context as it is (after a retry or compaction).
     """
     emit = hooks.emit
-    added: list[JsonObject] = []
-    emit(event("agent_start"))
-    emit(event("turn_start"))
+    added: list[ContextMessage] = []
+    emit(AgentStart(type="agent_start"))
+    emit(TurnStart(type="turn_start"))
     _deliver(list(prompts), messages, added, emit)
     pending = hooks.steering()
     first = True
@@ -103,47 +117,50 @@ async def run_loop(
         more_tools = True
         while more_tools or pending:
             if not first:
-                emit(event("turn_start"))
+                emit(TurnStart(type="turn_start"))
             first = False
             _deliver(pending, messages, added, emit)
             pending = []
             reply, invalid = await _stream_reply(messages, hooks, abort)
             messages.append(reply)
             added.append(reply)
-            if reply.get("stopReason") in ("error", "aborted"):
-                emit(event("turn_end", message=reply, toolResults=[]))
-                emit(event("agent_end", messages=added))
+            if reply["stopReason"] in ("error", "aborted"):
+                emit(TurnEnd(type="turn_end", message=reply, toolResults=[]))
+                emit(AgentEnd(type="agent_end", messages=added))
                 return added
             results, pending = await _run_tool_calls(reply, invalid, hooks, abort)
             messages.extend(results)
             added.extend(results)
             more_tools = bool(results)
-            emit(event("turn_end", message=reply, toolResults=results))
+            emit(TurnEnd(type="turn_end", message=reply, toolResults=results))
             if abort.is_set():
-                emit(event("agent_end", messages=added))
+                emit(AgentEnd(type="agent_end", messages=added))
                 return added
             if not pending:
                 pending = hooks.steering()
         pending = hooks.follow_up()
         if not pending:
             break
-    emit(event("agent_end", messages=added))
+    emit(AgentEnd(type="agent_end", messages=added))
     return added
 
 
 def _deliver(
-    queued: list[JsonObject], messages: list[JsonObject], added: list[JsonObject], emit: Emit
+    queued: Sequence[ContextMessage],
+    messages: list[ContextMessage],
+    added: list[ContextMessage],
+    emit: Emit,
 ) -> None:
     for message in queued:
-        emit(event("message_start", message=message))
-        emit(event("message_end", message=message))
+        emit(MessageStart(type="message_start", message=message))
+        emit(MessageEnd(type="message_end", message=message))
         messages.append(message)
         added.append(message)
 
 
 async def _stream_reply(
-    messages: list[JsonObject], hooks: LoopHooks, abort: asyncio.Event
-) -> tuple[JsonObject, Mapping[str, Any]]:
+    messages: list[ContextMessage], hooks: LoopHooks, abort: asyncio.Event
+) -> tuple[AssistantMessage, Mapping[str, Any]]:
     """Stream one assistant message, emitting ``message_start/update/end``."""
     emit = hooks.emit
     stream = hooks.stream(list(messages), abort)
@@ -153,25 +170,28 @@ async def _stream_reply(
             kind = sub.get("type")
             if kind == "start":
                 started = True
-                emit(event("message_start", message=stream.message))
+                emit(MessageStart(type="message_start", message=stream.message))
             elif kind in ("done", "error"):
                 break
             elif started:
-                emit(event("message_update", message=stream.message, assistantMessageEvent=sub))
+                update = MessageUpdate(
+                    type="message_update", message=stream.message, assistantMessageEvent=sub
+                )
+                emit(update)
     except Exception as exc:  # a bug below must not lose the turn: record it as a failed reply
         message = stream.message
         message["stopReason"] = "error"
         message["errorMessage"] = f"Internal error while streaming: {exc!r}"
     reply = stream.message
     if not started:
-        emit(event("message_start", message=reply))
-    emit(event("message_end", message=reply))
+        emit(MessageStart(type="message_start", message=reply))
+    emit(MessageEnd(type="message_end", message=reply))
     return reply, stream.invalid_arguments
 
 
 @dataclass(slots=True)
 class _Call:
-    block: JsonObject
+    block: ToolCall
     tool: Tool[Any] | None = None
     failure: str | None = None
     cancel: asyncio.Event | None = None
@@ -179,10 +199,10 @@ class _Call:
 
 
 async def _run_tool_calls(
-    reply: JsonObject, invalid: Mapping[str, Any], hooks: LoopHooks, abort: asyncio.Event
-) -> tuple[list[JsonObject], list[JsonObject]]:
+    reply: AssistantMessage, invalid: Mapping[str, Any], hooks: LoopHooks, abort: asyncio.Event
+) -> tuple[list[ToolResultMessage], Sequence[ContextMessage]]:
     """Execute the reply's tool calls; returns their results (call order) and steering."""
-    blocks = [b for b in reply.get("content", []) if b.get("type") == "toolCall"]
+    blocks = [b for b in reply["content"] if b["type"] == "toolCall"]
     calls = [_announce(block, reply, invalid, hooks) for block in blocks]
     watcher = asyncio.ensure_future(_propagate_abort(abort, calls))
     try:
@@ -200,14 +220,18 @@ async def _run_tool_calls(
 
 
 def _announce(
-    block: JsonObject, reply: JsonObject, invalid: Mapping[str, Any], hooks: LoopHooks
+    block: ToolCall, reply: AssistantMessage, invalid: Mapping[str, Any], hooks: LoopHooks
 ) -> _Call:
     """``tool_execution_start``; a call that cannot run gets its ``tool_execution_end`` now."""
     name, call_id = str(block.get("name")), str(block.get("id"))
     args = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
-    hooks.emit(event("tool_execution_start", toolCallId=call_id, toolName=name, args=args))
+    hooks.emit(
+        ToolExecutionStart(
+            type="tool_execution_start", toolCallId=call_id, toolName=name, args=args
+        )
+    )
     call = _Call(block, tool=hooks.tools.get(name), cancel=asyncio.Event())
-    if reply.get("stopReason") == "length":
+    if reply["stopReason"] == "length":
         call.failure = TRUNCATED_CALL.format(name=name)
     elif call.tool is None:
         call.failure = f"Tool {name} not found"
@@ -223,9 +247,16 @@ def _announce(
         except ToolError as exc:
             call.failure = exc.message
     if call.failure is not None:
-        result = {"content": [{"type": "text", "text": call.failure}], "details": {}}
-        end = event("tool_execution_end", toolCallId=call_id, toolName=name, result=result)
-        hooks.emit({**end, "isError": True})
+        result: ToolOutput = {"content": [{"type": "text", "text": call.failure}], "details": {}}
+        hooks.emit(
+            ToolExecutionEnd(
+                type="tool_execution_end",
+                toolCallId=call_id,
+                toolName=name,
+                result=result,
+                isError=True,
+            )
+        )
     return call
 
 
@@ -253,10 +284,10 @@ async def _execute(call: _Call, hooks: LoopHooks) -> ToolResult:
 
     def update(partial: ToolResult) -> None:
         emit(
-            event(
-                "tool_execution_update",
-                toolCallId=block.get("id"),
-                toolName=block.get("name"),
+            ToolExecutionUpdate(
+                type="tool_execution_update",
+                toolCallId=block["id"],
+                toolName=block["name"],
                 args=args,
                 partialResult=_result_payload(partial),
             )
@@ -308,10 +339,10 @@ async def _awaited(check: Awaitable[str | None]) -> str | None:
 
 async def _collect(
     calls: list[_Call], hooks: LoopHooks
-) -> tuple[list[JsonObject], list[JsonObject]]:
+) -> tuple[list[ToolResultMessage], Sequence[ContextMessage]]:
     """Finish the calls in call order; queued steering skips the ones still running."""
-    results: list[JsonObject] = []
-    steering: list[JsonObject] = []
+    results: list[ToolResultMessage] = []
+    steering: Sequence[ContextMessage] = []
     for call in calls:
         block = call.block
         if call.failure is not None:
@@ -331,41 +362,49 @@ async def _collect(
             if not steering:
                 steering = hooks.steering()
         message = tool_result_message(block, result)
-        hooks.emit(event("message_start", message=message))
-        hooks.emit(event("message_end", message=message))
+        hooks.emit(MessageStart(type="message_start", message=message))
+        hooks.emit(MessageEnd(type="message_end", message=message))
         results.append(message)
     return results, steering
 
 
-def _emit_end(emit: Emit, block: JsonObject, result: ToolResult) -> None:
+def _emit_end(emit: Emit, block: ToolCall, result: ToolResult) -> None:
     emit(
-        event(
-            "tool_execution_end",
-            toolCallId=block.get("id"),
-            toolName=block.get("name"),
+        ToolExecutionEnd(
+            type="tool_execution_end",
+            toolCallId=block["id"],
+            toolName=block["name"],
             result=_result_payload(result),
             isError=result.is_error,
         )
     )
 
 
-def _result_payload(result: ToolResult) -> JsonObject:
-    payload: JsonObject = {"content": list(result.content)}
+def _result_payload(result: ToolResult) -> ToolOutput:
+    payload: ToolOutput = {"content": list(result.content)}
     if result.details is not None:
         payload["details"] = result.details
     return payload
 
 
-def tool_result_message(block: JsonObject, result: ToolResult) -> JsonObject:
+def tool_result_message(block: ToolCall, result: ToolResult) -> ToolResultMessage:
     """pi's ``toolResult`` message for a call (key order as pi writes it)."""
-    message: JsonObject = {
-        "role": "toolResult",
-        "toolCallId": block.get("id"),
-        "toolName": block.get("name"),
-        "content": list(result.content),
-    }
-    if result.details is not None:
-        message["details"] = result.details
-    message["isError"] = result.is_error
-    message["timestamp"] = now_ms()
-    return message
+    content = list(result.content)
+    if result.details is None:
+        return ToolResultMessage(
+            role="toolResult",
+            toolCallId=block["id"],
+            toolName=block["name"],
+            content=content,
+            isError=result.is_error,
+            timestamp=now_ms(),
+        )
+    return ToolResultMessage(
+        role="toolResult",
+        toolCallId=block["id"],
+        toolName=block["name"],
+        content=content,
+        details=result.details,
+        isError=result.is_error,
+        timestamp=now_ms(),
+    )

@@ -13,7 +13,13 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pi_lsp.agent.events import event
+from pi_lsp.agent.events import (
+    AgentEvent,
+    AutoCompactionEnd,
+    AutoCompactionStart,
+    AutoRetryEnd,
+    AutoRetryStart,
+)
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.recovery import after_error, usage_tokens
 from pi_lsp.compaction import SummaryModel, TokenCounter, compact, should_compact, usage_known
@@ -22,7 +28,7 @@ from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.settings import Settings
 
-Emit = Callable[[JsonObject], None]
+Emit = Callable[[AgentEvent], None]
 
 
 @dataclass(frozen=True)
@@ -60,7 +66,7 @@ class Maintenance:
     def succeeded(self) -> None:
         """A reply arrived: a retry sequence (if any) ended well."""
         if self.retry_attempt:
-            self.emit(event("auto_retry_end", success=True, attempt=self.retry_attempt))
+            self.emit(AutoRetryEnd(type="auto_retry_end", success=True, attempt=self.retry_attempt))
             self.retry_attempt = 0
 
     async def after_error(
@@ -80,8 +86,8 @@ class Maintenance:
         if decision.action == "retry":
             self.retry_attempt = decision.attempt
             self.emit(
-                event(
-                    "auto_retry_start",
+                AutoRetryStart(
+                    type="auto_retry_start",
                     attempt=decision.attempt,
                     maxAttempts=retry.maxRetries,
                     delayMs=decision.delay_ms,
@@ -98,7 +104,9 @@ class Maintenance:
             await self.threshold(run, last)
             return False
         self.emit(
-            event("auto_retry_end", success=False, attempt=decision.attempt, finalError=final)
+            AutoRetryEnd(
+                type="auto_retry_end", success=False, attempt=decision.attempt, finalError=final
+            )
         )
         self.retry_attempt = 0
         return False
@@ -117,7 +125,12 @@ class Maintenance:
         """
         if self.overflow_tried:
             self.emit(
-                event("auto_compaction_end", aborted=False, willRetry=False, errorMessage=failure)
+                AutoCompactionEnd(
+                    type="auto_compaction_end",
+                    aborted=False,
+                    willRetry=False,
+                    errorMessage=failure,
+                )
             )
             return False
         self.overflow_tried = True
@@ -198,7 +211,7 @@ class Maintenance:
         self, run: RunValues, reason: CompactionReason, *, will_retry: bool
     ) -> bool:
         """Compact with ``auto_compaction_start``/``_end`` events; True when it worked."""
-        self.emit(event("auto_compaction_start", reason=reason))
+        self.emit(AutoCompactionStart(type="auto_compaction_start", reason=reason))
         self.compacting = True
         try:
             result = await compact(
@@ -215,13 +228,19 @@ class Maintenance:
                 else "Auto-compaction failed: "
             )
             message = None if aborted else f"{prefix}{exc}"
-            end = event("auto_compaction_end", aborted=aborted, willRetry=False)
-            self.emit({**end, "errorMessage": message} if message else end)
+            end = AutoCompactionEnd(type="auto_compaction_end", aborted=aborted, willRetry=False)
+            if message:
+                end["errorMessage"] = message
+            self.emit(end)
             return False
         finally:
             self.compacting = False
         payload = result.model_dump(mode="json", by_alias=True)
-        self.emit(event("auto_compaction_end", result=payload, aborted=False, willRetry=will_retry))
+        self.emit(
+            AutoCompactionEnd(
+                type="auto_compaction_end", result=payload, aborted=False, willRetry=will_retry
+            )
+        )
         return True
 
 

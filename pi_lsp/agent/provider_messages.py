@@ -19,6 +19,7 @@ from typing import Any
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.session.convert import convert_to_llm
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import ContextMessage
 
 NO_RESULT_TEXT = "No result provided"
 """Text of a synthesised result for a tool call that never got one (pi's wording)."""
@@ -42,7 +43,7 @@ def tool_definitions(tools: Iterable[ToolSpec]) -> list[JsonObject]:
 
 
 def to_provider_messages(
-    messages: Iterable[JsonObject],
+    messages: Iterable[ContextMessage],
     model: ModelInfo,
     *,
     system_prompt: str | None = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 
 from pi_lsp.literals import QueueMode as QueueMode
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import UserMessage
 
 
 class MessageQueue:
@@ -18,16 +18,16 @@ class MessageQueue:
 
     def __init__(self, mode: QueueMode = "one-at-a-time") -> None:
         self.mode: QueueMode = mode
-        self._items: deque[JsonObject] = deque()
+        self._items: deque[UserMessage] = deque()
 
     def __len__(self) -> int:
         return len(self._items)
 
-    def push(self, message: JsonObject) -> None:
+    def push(self, message: UserMessage) -> None:
         """Queue a message."""
         self._items.append(message)
 
-    def take(self) -> list[JsonObject]:
+    def take(self) -> list[UserMessage]:
         """Messages to deliver now: one, or all of them in ``all`` mode."""
         if not self._items:
             return []
@@ -37,7 +37,7 @@ class MessageQueue:
             return taken
         return [self._items.popleft()]
 
-    def clear(self) -> list[JsonObject]:
+    def clear(self) -> list[UserMessage]:
         """Drop everything queued; returns it (pi restores the texts to the editor on abort)."""
         taken = list(self._items)
         self._items.clear()
@@ -48,10 +48,8 @@ class MessageQueue:
         return [_text(m) for m in self._items]
 
 
-def _text(message: JsonObject) -> str:
+def _text(message: UserMessage) -> str:
     content = message.get("content")
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if b.get("type") == "text")
-    return ""
+    return "".join(b["text"] for b in content if b["type"] == "text")

@@ -30,6 +30,7 @@ from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.provider_messages import ToolSpec, to_provider_messages, tool_definitions
 from pi_lsp.agent.thinking import ThinkingLevel, completion_params
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import AssistantMessage, ContextMessage
 
 logger = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -51,7 +52,7 @@ class ModelRequest:
     """Everything one model call needs."""
 
     model: ModelInfo
-    messages: Sequence[JsonObject]
+    messages: Sequence[ContextMessage]
     """pi context messages (any role; summaries and bash executions are converted here)."""
     system_prompt: str | None = None
     tools: Sequence[ToolSpec] = ()
@@ -86,7 +87,7 @@ class AssistantStream:
         self._abort_cancelled = False
 
     @property
-    def message(self) -> JsonObject:
+    def message(self) -> AssistantMessage:
         """The assistant message: partial while streaming, final after the last event."""
         return self.builder.message
 
@@ -116,7 +117,7 @@ class AssistantStream:
         """Stop early: close the HTTP stream; an unfinished message ends as ``aborted``."""
         await self._events.aclose()
 
-    async def result(self) -> JsonObject:
+    async def result(self) -> AssistantMessage:
         """Consume the remaining events and return the final message."""
         async for _ in self:
             pass

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from pi_lsp.agent.models import TokenPrices
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import Cost, Usage
 
 
-def empty_usage() -> JsonObject:
+def empty_usage() -> Usage:
     """Usage of a reply that reported none (errors, aborts)."""
     return {
         "input": 0,
@@ -27,7 +27,7 @@ def empty_usage() -> JsonObject:
     }
 
 
-def usage_from_provider(usage: Any, prices: TokenPrices) -> JsonObject:
+def usage_from_provider(usage: Any, prices: TokenPrices) -> Usage:
     """pi's ``usage`` for a litellm ``Usage`` object (or an OpenAI-shaped dict)."""
     prompt = _count(usage, "prompt_tokens")
     details = _field(usage, "prompt_tokens_details")
@@ -37,13 +37,15 @@ def usage_from_provider(usage: Any, prices: TokenPrices) -> JsonObject:
     )
     fresh_input = max(0, prompt - cache_read - cache_write)
     output = _count(usage, "completion_tokens")
-    cost = {
-        "input": fresh_input * prices.input,
-        "output": output * prices.output,
-        "cacheRead": cache_read * prices.cache_read,
-        "cacheWrite": cache_write * prices.cache_write,
-    }
-    cost["total"] = sum(cost.values())
+    parts = (
+        fresh_input * prices.input,
+        output * prices.output,
+        cache_read * prices.cache_read,
+        cache_write * prices.cache_write,
+    )
+    cost = Cost(
+        input=parts[0], output=parts[1], cacheRead=parts[2], cacheWrite=parts[3], total=sum(parts)
+    )
     return {
         "input": fresh_input,
         "output": output,

@@ -14,6 +14,7 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -123,7 +124,7 @@ class _Printer:
         self.wrote_text = False
         self.failed: str | None = None
 
-    def __call__(self, event: dict[str, Any]) -> None:
+    def __call__(self, event: Mapping[str, Any]) -> None:
         kind = event["type"]
         if kind == "message_update":
             sub = event["assistantMessageEvent"]

@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
+from pi_lsp.agent.events import AgentEvent
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.thinking import ThinkingLevel, available_thinking_levels
 from pi_lsp.compaction import CompactionResult
@@ -33,6 +35,7 @@ from pi_lsp.daemon.tree_view import TreeView
 from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session.jsonl import JsonObject, dumps
+from pi_lsp.session.messages import ImageContent
 from pi_lsp.session.records import Record
 from pi_lsp.settings import Settings
 
@@ -42,11 +45,11 @@ CLOSE_GRACE = 10.0
 """Seconds a close waits for an aborted compaction or navigation to stop by itself before it
 is cancelled (a summary request that ignores the abort)."""
 
-EventSink = Callable[[str, int, JsonObject], None]
+EventSink = Callable[[str, int, Mapping[str, Any]], None]
 """``(session id, sequence number, event)``: sends one ``pi/event`` notification."""
 
 
-def wire_event(event: JsonObject) -> JsonObject:
+def wire_event(event: AgentEvent) -> Mapping[str, Any]:
     """An agent event as sent to editors: streaming updates carry the delta, not the message."""
     if event["type"] != "message_update":
         return event
@@ -77,7 +80,7 @@ class LiveSession:
 
     # ----------------------------------------------------------------- events
 
-    def emit(self, event: JsonObject) -> None:
+    def emit(self, event: Mapping[str, Any]) -> None:
         """Send one event with the next sequence number."""
         self.seq += 1
         try:
@@ -85,7 +88,7 @@ class LiveSession:
         except Exception:  # the editor going away must not break a turn
             logger.exception("sending event %s failed", event.get("type"))
 
-    def _on_agent_event(self, event: JsonObject) -> None:
+    def _on_agent_event(self, event: AgentEvent) -> None:
         self.emit(wire_event(event))
 
     def _on_entries(self, records: list[Record], external: bool) -> None:
@@ -185,7 +188,7 @@ class LiveSession:
     async def prompt(
         self,
         text: str,
-        images: Sequence[JsonObject] = (),
+        images: Sequence[ImageContent] = (),
         streaming_behavior: StreamingBehavior | None = None,
     ) -> JsonObject:
         """Start a turn; returns once the user message is stored, with its entry id."""
@@ -225,7 +228,7 @@ class LiveSession:
             self.emit({"type": "error", "message": f"Turn failed: {task.exception()}"})
         self.state_changed()
 
-    def queue(self, text: str, images: Sequence[JsonObject], kind: str) -> JsonObject:
+    def queue(self, text: str, images: Sequence[ImageContent], kind: str) -> JsonObject:
         """Queue a steering or follow-up message (delivered by the running turn)."""
         if kind == "steer":
             self.agent.steer(text, images)

@@ -21,6 +21,7 @@ from pi_lsp.protocol.context import PiLanguageServer
 from pi_lsp.protocol.progress import with_progress
 from pi_lsp.protocol.wire import RawJson
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import ImageContent
 
 Answer = RawJson | JsonObject
 """A handler's result: JSON already encoded, or a JSON object (both shaped as ``result``)."""
@@ -42,8 +43,8 @@ class Method(Generic[P]):
         return cast("Method[BaseModel]", self)
 
 
-def _images(params: p.PromptParams | p.QueueParams) -> list[JsonObject]:
-    return [{"type": "image", "data": i.data, "mimeType": i.mimeType} for i in params.images]
+def _images(params: p.PromptParams | p.QueueParams) -> list[ImageContent]:
+    return [ImageContent(type="image", data=i.data, mimeType=i.mimeType) for i in params.images]
 
 
 async def _list_sessions(server: PiLanguageServer, params: p.FolderParams) -> Answer:

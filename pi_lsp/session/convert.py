@@ -6,7 +6,8 @@ branch/compaction summaries become ``user`` messages with pi's exact wording. Pu
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pi_lsp.session.jsonl import JsonObject
 
@@ -17,7 +18,7 @@ BRANCH_PREFIX = "The following is a summary of a branch that this conversation c
 IMAGES_DISABLED = "Image reading is disabled."
 
 
-def bash_execution_text(message: JsonObject) -> str:
+def bash_execution_text(message: Mapping[str, Any]) -> str:
     """Pi's ``bashExecutionToText``: the command, its fenced output and how it ended."""
     text = f"Ran `{message.get('command', '')}`\n"
     output = message.get("output")
@@ -39,12 +40,12 @@ def _text(text: str) -> list[JsonObject]:
     return [{"type": "text", "text": text}]
 
 
-def convert_message(message: JsonObject) -> JsonObject | None:
+def convert_message(message: Mapping[str, Any]) -> JsonObject | None:
     """One agent message as a provider message, or None when it is not sent."""
     role = message.get("role")
     stamp = message.get("timestamp")
     if role in ("user", "assistant", "toolResult"):
-        return message
+        return message if isinstance(message, dict) else dict(message)
     if role == "bashExecution":
         if message.get("excludeFromContext"):
             return None
@@ -62,7 +63,7 @@ def convert_message(message: JsonObject) -> JsonObject | None:
 
 
 def convert_to_llm(
-    messages: Iterable[JsonObject], *, block_images: bool = False
+    messages: Iterable[Mapping[str, Any]], *, block_images: bool = False
 ) -> list[JsonObject]:
     """Convert a context's messages; with ``block_images`` images become a text note."""
     out = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -254,7 +254,7 @@ class SessionStore:
 
     # ----------------------------------------------------------------- appends
 
-    def append_message(self, message: JsonObject) -> str:
+    def append_message(self, message: Mapping[str, Any]) -> str:
         """Append a conversation message (validated against pi's message models)."""
         validate_message(message)
         return self._append(lambda e: {**e, "message": message}, "message")
