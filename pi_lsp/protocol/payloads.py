@@ -1,16 +1,19 @@
-"""pydantic models of every ``pi/…`` method's params and result, and of the notifications.
+"""Every ``pi/…`` method's params and result, and the notifications and server requests.
 
-They validate what editors send (a bad field is a ``-32602`` error naming it), document every
-field, and generate ``schemas/`` and ``docs/protocol.md``'s tables. Field names are camelCase,
-as LSP's own are. The results an open session builds (its state, prompt and queue answers…)
-live with it in :mod:`pi_lsp.daemon.results`.
+Params are pydantic models: they validate what editors send (a bad field is a ``-32602`` error
+naming it). What the daemon sends without validating (tree nodes, ``pi/event`` payloads,
+``pi/requestPermission``) are TypedDicts over the plain JSON, built through their type. All of
+them document every field and generate ``schemas/`` and ``docs/protocol.md``'s tables. Field
+names are camelCase, as LSP's own are. The results an open session builds (its state, prompt
+and queue answers…) live with it in :mod:`pi_lsp.daemon.results`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from pi_lsp.agent import events as agent_events
 from pi_lsp.compaction.models import CompactionResult
@@ -18,6 +21,7 @@ from pi_lsp.daemon.results import Result as _Result
 from pi_lsp.daemon.results import SessionState
 from pi_lsp.literals import PermissionDecision, PermissionKind, StreamingBehavior, ThinkingLevel
 from pi_lsp.session.entries import SessionEntry
+from pi_lsp.session.messages import OPEN
 from pi_lsp.session.wire import SessionInfo
 
 
@@ -130,7 +134,8 @@ class SessionList(_Result):
     sessions: list[SessionInfo]
 
 
-class TreeNode(_Result):
+@OPEN
+class TreeNode(TypedDict):
     """One entry of the tree."""
 
     id: str
@@ -196,7 +201,8 @@ class Empty(_Result):
 # ----------------------------------------------------------------- notifications, server requests
 
 
-class EntryAppended(_Result):
+@OPEN
+class EntryAppended(TypedDict):
     """A new entry (from this daemon, or another process appending to the same file)."""
 
     type: Literal["entry_appended"]
@@ -204,36 +210,41 @@ class EntryAppended(_Result):
     external: bool
 
 
-class StateChanged(_Result):
+@OPEN
+class StateChanged(TypedDict):
     """The session's state changed."""
 
     type: Literal["state_changed"]
     state: SessionState
 
 
-class CompactionStart(_Result):
+@OPEN
+class CompactionStart(TypedDict):
     """A manual compaction started."""
 
     type: Literal["compaction_start"]
     reason: Literal["manual"]
 
 
-class CompactionEnd(_Result):
+@OPEN
+class CompactionEnd(TypedDict):
     """A manual compaction ended."""
 
     type: Literal["compaction_end"]
-    result: CompactionResult | None = None
-    errorMessage: str | None = None
+    result: NotRequired[CompactionResult | None]
+    errorMessage: NotRequired[str | None]
 
 
-class TurnError(_Result):
+@OPEN
+class TurnError(TypedDict):
     """A turn stopped on an internal error."""
 
     type: Literal["error"]
     message: str
 
 
-class MessageUpdateOut(_Result):
+@OPEN
+class MessageUpdateOut(TypedDict):
     """``message_update`` as editors receive it: the streamed change only.
 
     pi's event also carries the whole partial message; the daemon leaves it out (see
@@ -271,17 +282,23 @@ DaemonEvent = Annotated[
     EntryAppended | StateChanged | CompactionStart | CompactionEnd | TurnError,
     Field(discriminator="type"),
 ]
+"""Events of the daemon itself (not pi's agent)."""
+
+WireEvent = WireAgentEvent | DaemonEvent
+"""Every event a ``pi/event`` notification carries."""
 
 
-class EventNotification(_Result):
+@OPEN
+class EventNotification(TypedDict):
     """``pi/event``: one event of a session, numbered without gaps from 1."""
 
     sessionId: str
     seq: int
-    event: WireAgentEvent | DaemonEvent
+    event: WireEvent
 
 
-class PermissionRequestParams(_Result):
+@OPEN
+class PermissionRequestParams(TypedDict):
     """``pi/requestPermission`` (server to client): may the agent do this?"""
 
     sessionId: str
@@ -295,18 +312,19 @@ class PermissionRequestParams(_Result):
     detail: str
     """The command, or the absolute real path (links followed) to be written or read."""
     cwd: str
-    reason: str | None = None
+    reason: NotRequired[str | None]
     """Why a path is asked about, for the prompt (absent for ``bash``)."""
 
 
-class PermissionResult(_Result):
+@OPEN
+class PermissionResult(TypedDict):
     """The user's answer; anything else (or no answer in time) denies."""
 
     decision: PermissionDecision
 
 
 def schema_models() -> dict[str, Any]:
-    """Models of the notification and server-to-client request, for ``schemas/``."""
+    """Types of the notification and server-to-client request, for ``schemas/``."""
     return {
         "pi-event": EventNotification,
         "pi-request-permission": PermissionRequestParams,
