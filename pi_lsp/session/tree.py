@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from pi_lsp.session.ids import parse_iso_ms
 from pi_lsp.session.records import Record
+from pi_lsp.session.wire import TreeNodeOut, TreeOut
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,18 +30,30 @@ class SessionTree:
     roots: tuple[str, ...]
     nodes: tuple[TreeNode, ...]
 
-    def to_json(self, *, timestamps: bool = True) -> dict[str, object]:
+    def to_json(self, *, timestamps: bool = True) -> TreeOut:
         """The corpus ``tree`` field shape."""
-        nodes = []
+        nodes: list[TreeNodeOut] = []
         for node in self.nodes:
-            item: dict[str, object] = {"id": node.record.id, "parentId": node.record.parent_id}
-            item["type"] = node.record.type
+            record = node.record
             if timestamps:
-                item["timestamp"] = node.record.timestamp
-            item["label"] = node.label
-            item["children"] = list(node.children)
+                item = TreeNodeOut(
+                    id=record.id,
+                    parentId=record.parent_id,
+                    type=record.type,
+                    timestamp=record.timestamp,
+                    label=node.label,
+                    children=list(node.children),
+                )
+            else:
+                item = TreeNodeOut(
+                    id=record.id,
+                    parentId=record.parent_id,
+                    type=record.type,
+                    label=node.label,
+                    children=list(node.children),
+                )
             nodes.append(item)
-        return {"roots": list(self.roots), "nodes": nodes}
+        return TreeOut(roots=list(self.roots), nodes=nodes)
 
 
 def _sort_key(record: Record) -> tuple[bool, int]:

@@ -1,16 +1,18 @@
-"""pydantic models of what the session layer hands out: list metadata, trees and contexts.
+"""What the session layer hands out: list metadata, trees and contexts.
 
-They fix the JSON shapes the CLI prints (the corpus field names) and that later issues send over
-the wire; ``schemas/`` is generated from them.
+They fix the JSON shapes the CLI prints (the corpus field names) and the daemon sends;
+``schemas/`` is generated from them. :class:`SessionInfo` is a model (the lister builds it); the
+tree and context shapes are TypedDicts over the plain JSON the CLI prints.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired
 
 from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypedDict
 
-from pi_lsp.session.messages import ContextMessage
+from pi_lsp.session.messages import OPEN, ContextMessage
 
 
 class SessionInfo(BaseModel):
@@ -37,32 +39,36 @@ class SessionInfo(BaseModel):
     """Texts of all user and assistant messages joined by spaces (for search)."""
 
 
-class TreeNodeOut(BaseModel):
+@OPEN
+class TreeNodeOut(TypedDict):
     """One node of ``pi-lsp sessions tree --json``."""
 
     id: str
     parentId: str | None
     type: str
-    timestamp: str | None = None
+    timestamp: NotRequired[str | None]
     label: str | None
     children: list[str]
 
 
-class TreeOut(BaseModel):
+@OPEN
+class TreeOut(TypedDict):
     """Roots (file order, orphans included) and nodes in depth-first pre-order."""
 
     roots: list[str]
     nodes: list[TreeNodeOut]
 
 
-class ModelOut(BaseModel):
-    """Provider and model id."""
+@OPEN
+class ModelOut(TypedDict):
+    """Provider and model id (from a ``model_change`` entry or an assistant message)."""
 
     provider: Any
     modelId: Any
 
 
-class ContextOut(BaseModel):
+@OPEN
+class ContextOut(TypedDict):
     """pi's ``buildSessionContext`` result: ``pi-lsp sessions context --json``."""
 
     messages: list[ContextMessage]
