@@ -4,10 +4,21 @@
 
 ---@class pi_lsp.AgentEnd The run ended; ``messages`` are every message it added.
 ---@field type "agent_end"
----@field messages table<string, any>[]
+---@field messages (pi_lsp.UserMessage|pi_lsp.AssistantMessage|pi_lsp.ToolResultMessage|pi_lsp.BashExecutionMessage|pi_lsp.CustomMessage|pi_lsp.SystemMessage|pi_lsp.BranchSummaryMessage|pi_lsp.CompactionSummaryMessage)[]
 
 ---@class pi_lsp.AgentStart A run begins (one prompt, or a continuation after a retry or compaction).
 ---@field type "agent_start"
+
+---@class pi_lsp.AssistantMessage One model reply, possibly partial (``aborted``) or failed (``error``).
+---@field role "assistant"
+---@field content (pi_lsp.TextContent|pi_lsp.ThinkingContent|pi_lsp.ToolCall)[]
+---@field api string
+---@field provider string
+---@field model string
+---@field usage pi_lsp.Usage
+---@field stopReason "stop"|"length"|"toolUse"|"error"|"aborted"
+---@field errorMessage? string
+---@field timestamp integer
 
 ---@class pi_lsp.AutoCompactionEnd Automatic compaction ended; ``willRetry`` when the failed request is sent again.
 ---@field type "auto_compaction_end"
@@ -33,6 +44,23 @@
 ---@field delayMs integer
 ---@field errorMessage string
 
+---@class pi_lsp.BashExecutionMessage A shell command the user ran directly (``!cmd``), with its output.
+---@field role "bashExecution"
+---@field command string
+---@field output string
+---@field exitCode? integer
+---@field cancelled boolean
+---@field truncated boolean
+---@field fullOutputPath? string
+---@field timestamp integer
+---@field excludeFromContext? boolean
+
+---@class pi_lsp.BranchSummaryMessage In-memory form of a ``branch_summary`` entry inside a built context.
+---@field role "branchSummary"
+---@field summary string
+---@field fromId string
+---@field timestamp integer
+
 ---@class pi_lsp.CompactionDetails Files the summarized history touched, stored in the entry's ``details`` (spec 6.5).
 ---@field readFiles string[]
 ---@field modifiedFiles string[]
@@ -54,23 +82,50 @@
 ---@field type "compaction_start"
 ---@field reason "manual"
 
+---@class pi_lsp.CompactionSummaryMessage In-memory form of a ``compaction`` entry inside a built context.
+---@field role "compactionSummary"
+---@field summary string
+---@field tokensBefore integer
+---@field timestamp integer
+
 ---@class pi_lsp.ContextUsage How full the model's window is (pi's ``getContextUsage``).
 ---@field tokens? integer
 ---@field contextWindow integer
 ---@field percent? number
+
+---@class pi_lsp.Cost Cost of one call in USD, split like the token counts.
+---@field input number
+---@field output number
+---@field cacheRead number
+---@field cacheWrite number
+---@field total number
+
+---@class pi_lsp.CustomMessage An extension message that enters the model context as a user message.
+---@field role "custom"
+---@field customType string
+---@field content string|(pi_lsp.TextContent|pi_lsp.ImageContent)[]
+---@field display boolean
+---@field details? any
+---@field timestamp integer
 
 ---@class pi_lsp.EntryAppended A new entry (from this daemon, or another process appending to the same file).
 ---@field type "entry_appended"
 ---@field entry pi_lsp.TreeNode
 ---@field external boolean
 
+---@class pi_lsp.ImageContent An inline image.
+---@field type "image"
+---@field data string
+---@field mimeType string
+
 ---@class pi_lsp.MessageEnd A message is complete; it has been written to the session file when this is emitted.
 ---@field type "message_end"
----@field message table<string, any>
+---@field message pi_lsp.UserMessage|pi_lsp.AssistantMessage|pi_lsp.ToolResultMessage|pi_lsp.BashExecutionMessage|pi_lsp.CustomMessage|pi_lsp.SystemMessage|pi_lsp.BranchSummaryMessage|pi_lsp.CompactionSummaryMessage
+---@field entryId? string
 
 ---@class pi_lsp.MessageStart A message begins (user, custom, assistant or tool result).
 ---@field type "message_start"
----@field message table<string, any>
+---@field message pi_lsp.UserMessage|pi_lsp.AssistantMessage|pi_lsp.ToolResultMessage|pi_lsp.BashExecutionMessage|pi_lsp.CustomMessage|pi_lsp.SystemMessage|pi_lsp.BranchSummaryMessage|pi_lsp.CompactionSummaryMessage
 
 ---@class pi_lsp.MessageUpdateOut ``message_update`` as editors receive it: the streamed change only. pi's event also carries the whole partial message; the daemon leaves it out (see :func:`pi_lsp.daemon.live_session.wire_event`), so a delta costs a few bytes, not the message so far. ``message_end`` carries the complete message.
 ---@field type "message_update"
@@ -104,13 +159,39 @@
 ---@field type "state_changed"
 ---@field state pi_lsp.SessionState
 
+---@class pi_lsp.SystemMessage pi 1.6.0's prompt state in the transcript. A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
+---@field role "system"
+---@field content string|pi_lsp.TextContent[]
+---@field sections? table<string, string|nil>
+---@field toolsAdded? table<string, any>[]
+---@field toolsRemoved? table<string, any>[]
+---@field timestamp integer
+
+---@class pi_lsp.TextContent A block of text.
+---@field type "text"
+---@field text string
+---@field textSignature? string
+
+---@class pi_lsp.ThinkingContent Model reasoning shown to the user; replayed to providers that accept it.
+---@field type "thinking"
+---@field thinking string
+---@field thinkingSignature? string
+---@field redacted? boolean
+
 ---@alias pi_lsp.ThinkingLevel "off"|"minimal"|"low"|"medium"|"high"|"xhigh"|"max"
 
----@class pi_lsp.ToolExecutionEnd A tool call finished; ``result`` is ``{content, details}``.
+---@class pi_lsp.ToolCall One tool invocation requested by the assistant.
+---@field type "toolCall"
+---@field id string
+---@field name string
+---@field arguments table<string, any>
+---@field thoughtSignature? string
+
+---@class pi_lsp.ToolExecutionEnd A tool call finished.
 ---@field type "tool_execution_end"
 ---@field toolCallId string
 ---@field toolName string
----@field result table<string, any>
+---@field result pi_lsp.ToolOutput
 ---@field isError boolean
 
 ---@class pi_lsp.ToolExecutionStart A tool call is about to run (or was rejected, then ``tool_execution_end`` follows).
@@ -124,7 +205,20 @@
 ---@field toolCallId string
 ---@field toolName string
 ---@field args table<string, any>
----@field partialResult table<string, any>
+---@field partialResult pi_lsp.ToolOutput
+
+---@class pi_lsp.ToolOutput What a tool returns: content for the model, details for display.
+---@field content (pi_lsp.TextContent|pi_lsp.ImageContent)[]
+---@field details? any
+
+---@class pi_lsp.ToolResultMessage The outcome of one tool call.
+---@field role "toolResult"
+---@field toolCallId string
+---@field toolName string
+---@field content (pi_lsp.TextContent|pi_lsp.ImageContent)[]
+---@field details? any
+---@field isError boolean
+---@field timestamp integer
 
 ---@class pi_lsp.TreeNode One entry of the tree.
 ---@field id string
@@ -139,8 +233,8 @@
 
 ---@class pi_lsp.TurnEnd The assistant message of the turn and the results of its tool calls.
 ---@field type "turn_end"
----@field message table<string, any>
----@field toolResults table<string, any>[]
+---@field message pi_lsp.AssistantMessage
+---@field toolResults pi_lsp.ToolResultMessage[]
 
 ---@class pi_lsp.TurnError A turn stopped on an internal error.
 ---@field type "error"
@@ -148,6 +242,19 @@
 
 ---@class pi_lsp.TurnStart One model call (plus the tool calls it requested) begins.
 ---@field type "turn_start"
+
+---@class pi_lsp.Usage Token usage reported by the provider for one assistant message.
+---@field input integer
+---@field output integer
+---@field cacheRead integer
+---@field cacheWrite integer
+---@field totalTokens? integer
+---@field cost pi_lsp.Cost
+
+---@class pi_lsp.UserMessage What the user typed (text first, then images).
+---@field role "user"
+---@field content string|(pi_lsp.TextContent|pi_lsp.ImageContent)[]
+---@field timestamp integer
 
 ---@class pi_lsp.PiEvent ``pi/event``: one event of a session, numbered without gaps from 1.
 ---@field sessionId string
@@ -246,28 +353,6 @@
 ---@class pi_lsp.PiSessionMessagesParams Any request about one open session.
 ---@field sessionId string
 
----@class pi_lsp.AssistantMessage One model reply, possibly partial (``aborted``) or failed (``error``).
----@field role "assistant"
----@field content (pi_lsp.TextContent|pi_lsp.ThinkingContent|pi_lsp.ToolCall)[]
----@field api string
----@field provider string
----@field model string
----@field usage pi_lsp.Usage
----@field stopReason "stop"|"length"|"toolUse"|"error"|"aborted"
----@field errorMessage? string
----@field timestamp integer
-
----@class pi_lsp.BashExecutionMessage A shell command the user ran directly (``!cmd``), with its output.
----@field role "bashExecution"
----@field command string
----@field output string
----@field exitCode? integer
----@field cancelled boolean
----@field truncated boolean
----@field fullOutputPath? string
----@field timestamp integer
----@field excludeFromContext? boolean
-
 ---@class pi_lsp.BranchSummaryEntry What an abandoned branch learned, hung where the conversation resumed.
 ---@field id string
 ---@field parentId? string
@@ -300,38 +385,23 @@
 ---@field targetId string
 ---@field replacement? table<string, any>
 
----@class pi_lsp.Cost Cost of one call in USD, split like the token counts.
----@field input number
----@field output number
----@field cacheRead number
----@field cacheWrite number
----@field total number
-
 ---@class pi_lsp.CustomEntry Extension state; never part of the model context.
----@field type "custom"
----@field customType string
----@field data? any
 ---@field id string
 ---@field parentId? string
 ---@field timestamp string
-
----@class pi_lsp.CustomMessage An extension message that enters the model context as a user message.
----@field role "custom"
+---@field type "custom"
 ---@field customType string
----@field content string|(pi_lsp.TextContent|pi_lsp.ImageContent)[]
----@field display boolean
----@field details? any
----@field timestamp integer
+---@field data? any
 
 ---@class pi_lsp.CustomMessageEntry An extension message that enters the context as a user message.
+---@field id string
+---@field parentId? string
+---@field timestamp string
 ---@field type "custom_message"
 ---@field customType string
 ---@field content string|(pi_lsp.TextContent|pi_lsp.ImageContent)[]
 ---@field display boolean
 ---@field details? any
----@field id string
----@field parentId? string
----@field timestamp string
 
 ---@class pi_lsp.HookMessage Version-2 spelling of :class:`CustomMessage`; migrated to ``custom`` on load.
 ---@field role "hookMessage"
@@ -340,11 +410,6 @@
 ---@field display boolean
 ---@field details? any
 ---@field timestamp integer
-
----@class pi_lsp.ImageContent An inline image.
----@field type "image"
----@field data string
----@field mimeType string
 
 ---@class pi_lsp.LabelEntry Sets (non-empty ``label``) or clears (absent or empty) the bookmark on ``targetId``.
 ---@field id string
@@ -376,55 +441,12 @@
 ---@field type "session_info"
 ---@field name? string
 
----@class pi_lsp.SystemMessage pi 1.6.0's prompt state in the transcript. A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
----@field role "system"
----@field content string|pi_lsp.TextContent[]
----@field sections? table<string, string|nil>
----@field toolsAdded? table<string, any>[]
----@field toolsRemoved? table<string, any>[]
----@field timestamp integer
-
----@class pi_lsp.TextContent A block of text.
----@field type "text"
----@field text string
----@field textSignature? string
-
----@class pi_lsp.ThinkingContent Model reasoning shown to the user; replayed to providers that accept it.
----@field type "thinking"
----@field thinking string
----@field thinkingSignature? string
----@field redacted? boolean
-
 ---@class pi_lsp.ThinkingLevelChangeEntry The thinking level changed from here on.
 ---@field id string
 ---@field parentId? string
 ---@field timestamp string
 ---@field type "thinking_level_change"
 ---@field thinkingLevel string
-
----@class pi_lsp.ToolCall One tool invocation requested by the assistant.
----@field type "toolCall"
----@field id string
----@field name string
----@field arguments table<string, any>
----@field thoughtSignature? string
-
----@class pi_lsp.ToolResultMessage The outcome of one tool call.
----@field role "toolResult"
----@field toolCallId string
----@field toolName string
----@field content (pi_lsp.TextContent|pi_lsp.ImageContent)[]
----@field details? any
----@field isError boolean
----@field timestamp integer
-
----@class pi_lsp.Usage Token usage reported by the provider for one assistant message.
----@field input integer
----@field output integer
----@field cacheRead integer
----@field cacheWrite integer
----@field totalTokens? integer
----@field cost pi_lsp.Cost
 
 ---@class pi_lsp.UsageEntry pi 1.6.0: model usage outside any message (cache warming); never in the context.
 ---@field id string
@@ -436,11 +458,6 @@
 ---@field model string
 ---@field usage any
 ---@field note? string
-
----@class pi_lsp.UserMessage What the user typed (text first, then images).
----@field role "user"
----@field content string|(pi_lsp.TextContent|pi_lsp.ImageContent)[]
----@field timestamp integer
 
 ---@class pi_lsp.PiSessionMessagesResult The entries whose messages form the context at the leaf, oldest first. ``message`` entries carry the message; a ``compaction`` stands for its summary, a ``branch_summary`` for the branch summary and a ``custom_message`` for its content.
 ---@field sessionId string

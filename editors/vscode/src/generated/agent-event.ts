@@ -17,42 +17,192 @@ export type AgentEvent =
   | AutoRetryEnd;
 export type Type = "agent_start";
 export type Type1 = "agent_end";
-export type Messages = {
-  [k: string]: unknown | undefined;
-}[];
-export type Type2 = "turn_start";
-export type Type3 = "turn_end";
-export type Toolresults = {
-  [k: string]: unknown | undefined;
-}[];
-export type Type4 = "message_start";
-export type Type5 = "message_update";
-export type Type6 = "message_end";
-export type Type7 = "tool_execution_start";
+export type Role = "user";
+export type Content = string | (TextContent | ImageContent)[];
+export type Type2 = "text";
+export type Text = string;
+/**
+ * Provider metadata (for example an OpenAI Responses item id); opaque.
+ */
+export type Textsignature = string | null;
+export type Type3 = "image";
+/**
+ * Base64 of the image bytes.
+ */
+export type Data = string;
+export type Mimetype = string;
+/**
+ * Epoch milliseconds.
+ */
+export type Timestamp = number;
+export type Role1 = "assistant";
+export type Type4 = "thinking";
+export type Thinking = string;
+/**
+ * Opaque provider signature; can be kilobytes long.
+ */
+export type Thinkingsignature = string | null;
+/**
+ * True when the reasoning itself lives only in the signature.
+ */
+export type Redacted = boolean | null;
+export type Type5 = "toolCall";
+/**
+ * Provider tool-call id; the matching tool result carries it as ``toolCallId``.
+ */
+export type Id = string;
+export type Name = string;
+export type Thoughtsignature = string | null;
+export type Content1 = (TextContent | ThinkingContent | ToolCall)[];
+/**
+ * Wire API used, e.g. ``anthropic-messages`` or ``openai-completions``.
+ */
+export type Api = string;
+export type Provider = string;
+export type Model = string;
+export type Input = number;
+export type Output = number;
+export type Cacheread = number;
+export type Cachewrite = number;
+/**
+ * Absent in older files; context size then falls back to the sum of the four counts.
+ */
+export type Totaltokens = number | null;
+export type Input1 = number;
+export type Output1 = number;
+export type Cacheread1 = number;
+export type Cachewrite1 = number;
+export type Total = number;
+export type Stopreason = "stop" | "length" | "toolUse" | "error" | "aborted";
+export type Errormessage = string | null;
+export type Timestamp1 = number;
+export type Role2 = "toolResult";
 export type Toolcallid = string;
 export type Toolname = string;
-export type Type8 = "tool_execution_update";
+export type Content2 = (TextContent | ImageContent)[];
+export type Iserror = boolean;
+export type Timestamp2 = number;
+export type Role3 = "bashExecution";
+export type Command = string;
+export type Output2 = string;
+/**
+ * Absent when the process was killed.
+ */
+export type Exitcode = number | null;
+export type Cancelled = boolean;
+export type Truncated = boolean;
+export type Fulloutputpath = string | null;
+export type Timestamp3 = number;
+/**
+ * True for ``!!cmd``: shown to the user, never sent to the model.
+ */
+export type Excludefromcontext = boolean | null;
+export type Role4 = "custom";
+export type Customtype = string;
+export type Content3 = string | (TextContent | ImageContent)[];
+export type Display = boolean;
+export type Timestamp4 = number;
+export type Role5 = "system";
+export type Content4 = string | TextContent[];
+/**
+ * Prompt sections by name (``preamble``, ``tools``, ...); ``null`` removes one.
+ */
+export type Sections = {
+  [k: string]: string | null | undefined;
+} | null;
+/**
+ * Tool declarations (name, description, parameters) added from here on.
+ */
+export type Toolsadded =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
+/**
+ * Tools (by ``name``) removed from here on.
+ */
+export type Toolsremoved =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
+export type Timestamp5 = number;
+export type Role6 = "branchSummary";
+export type Summary = string;
+export type Fromid = string;
+export type Timestamp6 = number;
+export type Role7 = "compactionSummary";
+export type Summary1 = string;
+export type Tokensbefore = number;
+export type Timestamp7 = number;
+export type Messages = (
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | SystemMessage
+  | BranchSummaryMessage
+  | CompactionSummaryMessage
+)[];
+export type Type6 = "turn_start";
+export type Type7 = "turn_end";
+export type Toolresults = ToolResultMessage[];
+export type Type8 = "message_start";
+export type Message =
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | SystemMessage
+  | BranchSummaryMessage
+  | CompactionSummaryMessage;
+export type Type9 = "message_update";
+export type Type10 = "message_end";
+export type Message1 =
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | SystemMessage
+  | BranchSummaryMessage
+  | CompactionSummaryMessage;
+/**
+ * Id of the session entry the message was stored as (set by the session that stored it).
+ */
+export type Entryid = string;
+export type Type11 = "tool_execution_start";
 export type Toolcallid1 = string;
 export type Toolname1 = string;
-export type Type9 = "tool_execution_end";
+export type Type12 = "tool_execution_update";
 export type Toolcallid2 = string;
 export type Toolname2 = string;
-export type Iserror = boolean;
-export type Type10 = "auto_compaction_start";
+export type Content5 = (TextContent | ImageContent)[];
+export type Type13 = "tool_execution_end";
+export type Toolcallid3 = string;
+export type Toolname3 = string;
+export type Iserror1 = boolean;
+export type Type14 = "auto_compaction_start";
 export type CompactionReason = "threshold" | "overflow";
-export type Type11 = "auto_compaction_end";
-export type Result1 = {
+export type Type15 = "auto_compaction_end";
+/**
+ * pi's ``CompactionResult`` (``summary``, ``firstKeptEntryId``, ``tokensBefore``,
+ * ``details``) when a summary was written.
+ */
+export type Result = {
   [k: string]: unknown | undefined;
 } | null;
 export type Aborted = boolean;
 export type Willretry = boolean;
-export type Errormessage = string | null;
-export type Type12 = "auto_retry_start";
+export type Errormessage1 = string | null;
+export type Type16 = "auto_retry_start";
 export type Attempt = number;
 export type Maxattempts = number;
 export type Delayms = number;
-export type Errormessage1 = string;
-export type Type13 = "auto_retry_end";
+export type Errormessage2 = string;
+export type Type17 = "auto_retry_end";
 export type Success = boolean;
 export type Attempt1 = number;
 export type Finalerror = string | null;
@@ -73,50 +223,229 @@ export interface AgentEnd {
   [k: string]: unknown | undefined;
 }
 /**
+ * What the user typed (text first, then images).
+ */
+export interface UserMessage {
+  role: Role;
+  content: Content;
+  timestamp: Timestamp;
+  [k: string]: unknown | undefined;
+}
+/**
+ * A block of text.
+ */
+export interface TextContent {
+  type: Type2;
+  text: Text;
+  textSignature?: Textsignature;
+  [k: string]: unknown | undefined;
+}
+/**
+ * An inline image.
+ */
+export interface ImageContent {
+  type: Type3;
+  data: Data;
+  mimeType: Mimetype;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * Model reasoning shown to the user; replayed to providers that accept it.
+ */
+export interface ThinkingContent {
+  type: Type4;
+  thinking: Thinking;
+  thinkingSignature?: Thinkingsignature;
+  redacted?: Redacted;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One tool invocation requested by the assistant.
+ */
+export interface ToolCall {
+  type: Type5;
+  id: Id;
+  name: Name;
+  arguments: Arguments;
+  thoughtSignature?: Thoughtsignature;
+  [k: string]: unknown | undefined;
+}
+export interface Arguments {
+  [k: string]: unknown | undefined;
+}
+/**
+ * Token usage reported by the provider for one assistant message.
+ */
+export interface Usage {
+  input: Input;
+  output: Output;
+  cacheRead: Cacheread;
+  cacheWrite: Cachewrite;
+  totalTokens?: Totaltokens;
+  cost: Cost;
+  [k: string]: unknown | undefined;
+}
+/**
+ * Cost of one call in USD, split like the token counts.
+ */
+export interface Cost {
+  input: Input1;
+  output: Output1;
+  cacheRead: Cacheread1;
+  cacheWrite: Cachewrite1;
+  total: Total;
+  [k: string]: unknown | undefined;
+}
+/**
+ * The outcome of one tool call.
+ */
+export interface ToolResultMessage {
+  role: Role2;
+  toolCallId: Toolcallid;
+  toolName: Toolname;
+  content: Content2;
+  details?: Details;
+  isError: Iserror;
+  timestamp: Timestamp2;
+  [k: string]: unknown | undefined;
+}
+/**
+ * Display-only data (a diff, truncation facts); never sent to the model.
+ */
+export interface Details {
+  [k: string]: unknown | undefined;
+}
+/**
+ * A shell command the user ran directly (``!cmd``), with its output.
+ */
+export interface BashExecutionMessage {
+  role: Role3;
+  command: Command;
+  output: Output2;
+  exitCode?: Exitcode;
+  cancelled: Cancelled;
+  truncated: Truncated;
+  fullOutputPath?: Fulloutputpath;
+  timestamp: Timestamp3;
+  excludeFromContext?: Excludefromcontext;
+  [k: string]: unknown | undefined;
+}
+/**
+ * An extension message that enters the model context as a user message.
+ */
+export interface CustomMessage {
+  role: Role4;
+  customType: Customtype;
+  content: Content3;
+  display: Display;
+  details?: Details1;
+  timestamp: Timestamp4;
+  [k: string]: unknown | undefined;
+}
+export interface Details1 {
+  [k: string]: unknown | undefined;
+}
+/**
+ * pi 1.6.0's prompt state in the transcript.
+ *
+ * A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
+ */
+export interface SystemMessage {
+  role: Role5;
+  content: Content4;
+  sections?: Sections;
+  toolsAdded?: Toolsadded;
+  toolsRemoved?: Toolsremoved;
+  timestamp: Timestamp5;
+  [k: string]: unknown | undefined;
+}
+/**
+ * In-memory form of a ``branch_summary`` entry inside a built context.
+ */
+export interface BranchSummaryMessage {
+  role: Role6;
+  summary: Summary;
+  fromId: Fromid;
+  timestamp: Timestamp6;
+  [k: string]: unknown | undefined;
+}
+/**
+ * In-memory form of a ``compaction`` entry inside a built context.
+ */
+export interface CompactionSummaryMessage {
+  role: Role7;
+  summary: Summary1;
+  tokensBefore: Tokensbefore;
+  timestamp: Timestamp7;
+  [k: string]: unknown | undefined;
+}
+/**
  * One model call (plus the tool calls it requested) begins.
  */
 export interface TurnStart {
-  type: Type2;
+  type: Type6;
   [k: string]: unknown | undefined;
 }
 /**
  * The assistant message of the turn and the results of its tool calls.
  */
 export interface TurnEnd {
-  type: Type3;
-  message: Message;
+  type: Type7;
+  message: AssistantMessage;
   toolResults: Toolresults;
-  [k: string]: unknown | undefined;
-}
-export interface Message {
   [k: string]: unknown | undefined;
 }
 /**
  * A message begins (user, custom, assistant or tool result).
  */
 export interface MessageStart {
-  type: Type4;
-  message: Message1;
-  [k: string]: unknown | undefined;
-}
-export interface Message1 {
+  type: Type8;
+  message: Message;
   [k: string]: unknown | undefined;
 }
 /**
  * A streamed change to the assistant message.
- *
- * ``assistantMessageEvent`` is pi's sub-event (``text_delta``, ``thinking_delta``,
- * ``toolcall_delta``, … with ``contentIndex``).
  */
 export interface MessageUpdate {
-  type: Type5;
-  message: Message2;
+  type: Type9;
+  message: AssistantMessage1;
   assistantMessageEvent: Assistantmessageevent;
   [k: string]: unknown | undefined;
 }
-export interface Message2 {
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage1 {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
   [k: string]: unknown | undefined;
 }
+/**
+ * pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
+ * ``contentIndex``).
+ */
 export interface Assistantmessageevent {
   [k: string]: unknown | undefined;
 }
@@ -124,20 +453,18 @@ export interface Assistantmessageevent {
  * A message is complete; it has been written to the session file when this is emitted.
  */
 export interface MessageEnd {
-  type: Type6;
-  message: Message3;
-  [k: string]: unknown | undefined;
-}
-export interface Message3 {
+  type: Type10;
+  message: Message1;
+  entryId?: Entryid;
   [k: string]: unknown | undefined;
 }
 /**
  * A tool call is about to run (or was rejected, then ``tool_execution_end`` follows).
  */
 export interface ToolExecutionStart {
-  type: Type7;
-  toolCallId: Toolcallid;
-  toolName: Toolname;
+  type: Type11;
+  toolCallId: Toolcallid1;
+  toolName: Toolname1;
   args: Args;
   [k: string]: unknown | undefined;
 }
@@ -148,38 +475,46 @@ export interface Args {
  * Partial output of a running tool (replaces the previous one, not appended).
  */
 export interface ToolExecutionUpdate {
-  type: Type8;
-  toolCallId: Toolcallid1;
-  toolName: Toolname1;
+  type: Type12;
+  toolCallId: Toolcallid2;
+  toolName: Toolname2;
   args: Args1;
-  partialResult: Partialresult;
+  partialResult: ToolOutput;
   [k: string]: unknown | undefined;
 }
 export interface Args1 {
   [k: string]: unknown | undefined;
 }
-export interface Partialresult {
+/**
+ * What a tool returns: content for the model, details for display.
+ */
+export interface ToolOutput {
+  content: Content5;
+  details?: Details2;
   [k: string]: unknown | undefined;
 }
 /**
- * A tool call finished; ``result`` is ``{content, details}``.
+ * Display-only data (a diff, truncation facts); never sent to the model.
  */
-export interface ToolExecutionEnd {
-  type: Type9;
-  toolCallId: Toolcallid2;
-  toolName: Toolname2;
-  result: Result;
-  isError: Iserror;
+export interface Details2 {
   [k: string]: unknown | undefined;
 }
-export interface Result {
+/**
+ * A tool call finished.
+ */
+export interface ToolExecutionEnd {
+  type: Type13;
+  toolCallId: Toolcallid3;
+  toolName: Toolname3;
+  result: ToolOutput;
+  isError: Iserror1;
   [k: string]: unknown | undefined;
 }
 /**
  * Compaction started by itself: the context passed the threshold or overflowed.
  */
 export interface AutoCompactionStart {
-  type: Type10;
+  type: Type14;
   reason: CompactionReason;
   [k: string]: unknown | undefined;
 }
@@ -187,29 +522,29 @@ export interface AutoCompactionStart {
  * Automatic compaction ended; ``willRetry`` when the failed request is sent again.
  */
 export interface AutoCompactionEnd {
-  type: Type11;
-  result?: Result1;
+  type: Type15;
+  result?: Result;
   aborted: Aborted;
   willRetry: Willretry;
-  errorMessage?: Errormessage;
+  errorMessage?: Errormessage1;
   [k: string]: unknown | undefined;
 }
 /**
  * A transient provider error: waiting ``delayMs`` before attempt ``attempt``.
  */
 export interface AutoRetryStart {
-  type: Type12;
+  type: Type16;
   attempt: Attempt;
   maxAttempts: Maxattempts;
   delayMs: Delayms;
-  errorMessage: Errormessage1;
+  errorMessage: Errormessage2;
   [k: string]: unknown | undefined;
 }
 /**
  * Retrying ended, with a reply (``success``) or for good (``finalError``).
  */
 export interface AutoRetryEnd {
-  type: Type13;
+  type: Type17;
   success: Success;
   attempt: Attempt1;
   finalError?: Finalerror;

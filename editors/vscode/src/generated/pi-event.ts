@@ -22,67 +22,226 @@ export type Event =
   | (EntryAppended | StateChanged | CompactionStart | CompactionEnd | TurnError);
 export type Type = "agent_start";
 export type Type1 = "agent_end";
-export type Messages = {
-  [k: string]: unknown | undefined;
-}[];
-export type Type2 = "turn_start";
-export type Type3 = "turn_end";
-export type Toolresults = {
-  [k: string]: unknown | undefined;
-}[];
-export type Type4 = "message_start";
-export type Type5 = "message_update";
-export type Type6 = "message_end";
-export type Type7 = "tool_execution_start";
+export type Role = "user";
+export type Content = string | (TextContent | ImageContent)[];
+export type Type2 = "text";
+export type Text = string;
+/**
+ * Provider metadata (for example an OpenAI Responses item id); opaque.
+ */
+export type Textsignature = string | null;
+export type Type3 = "image";
+/**
+ * Base64 of the image bytes.
+ */
+export type Data = string;
+export type Mimetype = string;
+/**
+ * Epoch milliseconds.
+ */
+export type Timestamp = number;
+export type Role1 = "assistant";
+export type Type4 = "thinking";
+export type Thinking = string;
+/**
+ * Opaque provider signature; can be kilobytes long.
+ */
+export type Thinkingsignature = string | null;
+/**
+ * True when the reasoning itself lives only in the signature.
+ */
+export type Redacted = boolean | null;
+export type Type5 = "toolCall";
+/**
+ * Provider tool-call id; the matching tool result carries it as ``toolCallId``.
+ */
+export type Id = string;
+export type Name = string;
+export type Thoughtsignature = string | null;
+export type Content1 = (TextContent | ThinkingContent | ToolCall)[];
+/**
+ * Wire API used, e.g. ``anthropic-messages`` or ``openai-completions``.
+ */
+export type Api = string;
+export type Provider = string;
+export type Model = string;
+export type Input = number;
+export type Output = number;
+export type Cacheread = number;
+export type Cachewrite = number;
+/**
+ * Absent in older files; context size then falls back to the sum of the four counts.
+ */
+export type Totaltokens = number | null;
+export type Input1 = number;
+export type Output1 = number;
+export type Cacheread1 = number;
+export type Cachewrite1 = number;
+export type Total = number;
+export type Stopreason = "stop" | "length" | "toolUse" | "error" | "aborted";
+export type Errormessage = string | null;
+export type Timestamp1 = number;
+export type Role2 = "toolResult";
 export type Toolcallid = string;
 export type Toolname = string;
-export type Type8 = "tool_execution_update";
+export type Content2 = (TextContent | ImageContent)[];
+export type Iserror = boolean;
+export type Timestamp2 = number;
+export type Role3 = "bashExecution";
+export type Command = string;
+export type Output2 = string;
+/**
+ * Absent when the process was killed.
+ */
+export type Exitcode = number | null;
+export type Cancelled = boolean;
+export type Truncated = boolean;
+export type Fulloutputpath = string | null;
+export type Timestamp3 = number;
+/**
+ * True for ``!!cmd``: shown to the user, never sent to the model.
+ */
+export type Excludefromcontext = boolean | null;
+export type Role4 = "custom";
+export type Customtype = string;
+export type Content3 = string | (TextContent | ImageContent)[];
+export type Display = boolean;
+export type Timestamp4 = number;
+export type Role5 = "system";
+export type Content4 = string | TextContent[];
+/**
+ * Prompt sections by name (``preamble``, ``tools``, ...); ``null`` removes one.
+ */
+export type Sections = {
+  [k: string]: string | null | undefined;
+} | null;
+/**
+ * Tool declarations (name, description, parameters) added from here on.
+ */
+export type Toolsadded =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
+/**
+ * Tools (by ``name``) removed from here on.
+ */
+export type Toolsremoved =
+  | {
+      [k: string]: unknown | undefined;
+    }[]
+  | null;
+export type Timestamp5 = number;
+export type Role6 = "branchSummary";
+export type Summary = string;
+export type Fromid = string;
+export type Timestamp6 = number;
+export type Role7 = "compactionSummary";
+export type Summary1 = string;
+export type Tokensbefore = number;
+export type Timestamp7 = number;
+export type Messages = (
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | SystemMessage
+  | BranchSummaryMessage
+  | CompactionSummaryMessage
+)[];
+export type Type6 = "turn_start";
+export type Type7 = "turn_end";
+export type Toolresults = ToolResultMessage[];
+export type Type8 = "message_start";
+export type Message =
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | SystemMessage
+  | BranchSummaryMessage
+  | CompactionSummaryMessage;
+export type Type9 = "message_update";
+export type Type10 = "message_end";
+export type Message1 =
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | SystemMessage
+  | BranchSummaryMessage
+  | CompactionSummaryMessage;
+/**
+ * Id of the session entry the message was stored as (set by the session that stored it).
+ */
+export type Entryid = string;
+export type Type11 = "tool_execution_start";
 export type Toolcallid1 = string;
 export type Toolname1 = string;
-export type Type9 = "tool_execution_end";
+export type Type12 = "tool_execution_update";
 export type Toolcallid2 = string;
 export type Toolname2 = string;
-export type Iserror = boolean;
-export type Type10 = "auto_compaction_start";
+export type Content5 = (TextContent | ImageContent)[];
+export type Type13 = "tool_execution_end";
+export type Toolcallid3 = string;
+export type Toolname3 = string;
+export type Iserror1 = boolean;
+export type Type14 = "auto_compaction_start";
 /**
  * This interface was referenced by `EventNotification`'s JSON-Schema
  * via the `definition` "CompactionReason".
  */
 export type CompactionReason = "threshold" | "overflow";
-export type Type11 = "auto_compaction_end";
-export type Result1 = {
+export type Type15 = "auto_compaction_end";
+/**
+ * pi's ``CompactionResult`` (``summary``, ``firstKeptEntryId``, ``tokensBefore``,
+ * ``details``) when a summary was written.
+ */
+export type Result = {
   [k: string]: unknown | undefined;
 } | null;
 export type Aborted = boolean;
 export type Willretry = boolean;
-export type Errormessage = string | null;
-export type Type12 = "auto_retry_start";
+export type Errormessage1 = string | null;
+export type Type16 = "auto_retry_start";
 export type Attempt = number;
 export type Maxattempts = number;
 export type Delayms = number;
-export type Errormessage1 = string;
-export type Type13 = "auto_retry_end";
+export type Errormessage2 = string;
+export type Type17 = "auto_retry_end";
 export type Success = boolean;
 export type Attempt1 = number;
 export type Finalerror = string | null;
-export type Type14 = "entry_appended";
-export type Id = string;
+export type Type18 = "entry_appended";
+export type Id1 = string;
 export type Parentid = string | null;
-export type Type15 = string;
-export type Role = string | null;
+export type Type19 = string;
+/**
+ * ``message.role`` for message entries.
+ */
+export type Role8 = string | null;
+/**
+ * One line of text describing the entry.
+ */
 export type Preview = string;
 export type Label = string | null;
-export type Timestamp = string;
+export type Timestamp8 = string;
+/**
+ * Child ids, oldest first.
+ */
 export type Children = string[];
 export type Onactivepath = boolean;
 export type External = boolean;
-export type Type16 = "state_changed";
+export type Type20 = "state_changed";
 export type Sessionid1 = string;
 export type Sessionfile = string | null;
 export type Sessionname = string | null;
 export type Cwd = string;
 export type Folder = string;
-export type Provider = string;
+export type Provider1 = string;
 export type Modelid = string;
 export type Contextwindow = number;
 export type Reasoning = boolean;
@@ -108,12 +267,12 @@ export type Contextwindow1 = number;
 export type Percent = number | null;
 export type Entrycount = number;
 export type Lastseq = number;
-export type Type17 = "compaction_start";
+export type Type21 = "compaction_start";
 export type Reason = "manual";
-export type Type18 = "compaction_end";
-export type Summary = string;
+export type Type22 = "compaction_end";
+export type Summary2 = string;
 export type Firstkeptentryid = string;
-export type Tokensbefore = number;
+export type Tokensbefore1 = number;
 /**
  * Files only read (sorted in UTF-16 code-unit order, as JavaScript sorts).
  */
@@ -122,9 +281,9 @@ export type Readfiles = string[];
  * Files written or edited (same order).
  */
 export type Modifiedfiles = string[];
-export type Errormessage2 = string | null;
-export type Type19 = "error";
-export type Message3 = string;
+export type Errormessage3 = string | null;
+export type Type23 = "error";
+export type Message2 = string;
 
 /**
  * ``pi/event``: one event of a session, numbered without gaps from 1.
@@ -157,13 +316,227 @@ export interface AgentEnd {
   [k: string]: unknown | undefined;
 }
 /**
+ * What the user typed (text first, then images).
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "UserMessage".
+ */
+export interface UserMessage {
+  role: Role;
+  content: Content;
+  timestamp: Timestamp;
+  [k: string]: unknown | undefined;
+}
+/**
+ * A block of text.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "TextContent".
+ */
+export interface TextContent {
+  type: Type2;
+  text: Text;
+  textSignature?: Textsignature;
+  [k: string]: unknown | undefined;
+}
+/**
+ * An inline image.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "ImageContent".
+ */
+export interface ImageContent {
+  type: Type3;
+  data: Data;
+  mimeType: Mimetype;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "AssistantMessage".
+ */
+export interface AssistantMessage {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * Model reasoning shown to the user; replayed to providers that accept it.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "ThinkingContent".
+ */
+export interface ThinkingContent {
+  type: Type4;
+  thinking: Thinking;
+  thinkingSignature?: Thinkingsignature;
+  redacted?: Redacted;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One tool invocation requested by the assistant.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "ToolCall".
+ */
+export interface ToolCall {
+  type: Type5;
+  id: Id;
+  name: Name;
+  arguments: Arguments;
+  thoughtSignature?: Thoughtsignature;
+  [k: string]: unknown | undefined;
+}
+export interface Arguments {
+  [k: string]: unknown | undefined;
+}
+/**
+ * Token usage reported by the provider for one assistant message.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "Usage".
+ */
+export interface Usage {
+  input: Input;
+  output: Output;
+  cacheRead: Cacheread;
+  cacheWrite: Cachewrite;
+  totalTokens?: Totaltokens;
+  cost: Cost;
+  [k: string]: unknown | undefined;
+}
+/**
+ * Cost of one call in USD, split like the token counts.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "Cost".
+ */
+export interface Cost {
+  input: Input1;
+  output: Output1;
+  cacheRead: Cacheread1;
+  cacheWrite: Cachewrite1;
+  total: Total;
+  [k: string]: unknown | undefined;
+}
+/**
+ * The outcome of one tool call.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "ToolResultMessage".
+ */
+export interface ToolResultMessage {
+  role: Role2;
+  toolCallId: Toolcallid;
+  toolName: Toolname;
+  content: Content2;
+  details?: Details;
+  isError: Iserror;
+  timestamp: Timestamp2;
+  [k: string]: unknown | undefined;
+}
+/**
+ * Display-only data (a diff, truncation facts); never sent to the model.
+ */
+export interface Details {
+  [k: string]: unknown | undefined;
+}
+/**
+ * A shell command the user ran directly (``!cmd``), with its output.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "BashExecutionMessage".
+ */
+export interface BashExecutionMessage {
+  role: Role3;
+  command: Command;
+  output: Output2;
+  exitCode?: Exitcode;
+  cancelled: Cancelled;
+  truncated: Truncated;
+  fullOutputPath?: Fulloutputpath;
+  timestamp: Timestamp3;
+  excludeFromContext?: Excludefromcontext;
+  [k: string]: unknown | undefined;
+}
+/**
+ * An extension message that enters the model context as a user message.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "CustomMessage".
+ */
+export interface CustomMessage {
+  role: Role4;
+  customType: Customtype;
+  content: Content3;
+  display: Display;
+  details?: Details1;
+  timestamp: Timestamp4;
+  [k: string]: unknown | undefined;
+}
+export interface Details1 {
+  [k: string]: unknown | undefined;
+}
+/**
+ * pi 1.6.0's prompt state in the transcript.
+ *
+ * A full prompt, or a patch of named sections and tool changes replayed onto earlier ones.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "SystemMessage".
+ */
+export interface SystemMessage {
+  role: Role5;
+  content: Content4;
+  sections?: Sections;
+  toolsAdded?: Toolsadded;
+  toolsRemoved?: Toolsremoved;
+  timestamp: Timestamp5;
+  [k: string]: unknown | undefined;
+}
+/**
+ * In-memory form of a ``branch_summary`` entry inside a built context.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "BranchSummaryMessage".
+ */
+export interface BranchSummaryMessage {
+  role: Role6;
+  summary: Summary;
+  fromId: Fromid;
+  timestamp: Timestamp6;
+  [k: string]: unknown | undefined;
+}
+/**
+ * In-memory form of a ``compaction`` entry inside a built context.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "CompactionSummaryMessage".
+ */
+export interface CompactionSummaryMessage {
+  role: Role7;
+  summary: Summary1;
+  tokensBefore: Tokensbefore;
+  timestamp: Timestamp7;
+  [k: string]: unknown | undefined;
+}
+/**
  * One model call (plus the tool calls it requested) begins.
  *
  * This interface was referenced by `EventNotification`'s JSON-Schema
  * via the `definition` "TurnStart".
  */
 export interface TurnStart {
-  type: Type2;
+  type: Type6;
   [k: string]: unknown | undefined;
 }
 /**
@@ -173,12 +546,9 @@ export interface TurnStart {
  * via the `definition` "TurnEnd".
  */
 export interface TurnEnd {
-  type: Type3;
-  message: Message;
+  type: Type7;
+  message: AssistantMessage;
   toolResults: Toolresults;
-  [k: string]: unknown | undefined;
-}
-export interface Message {
   [k: string]: unknown | undefined;
 }
 /**
@@ -188,11 +558,8 @@ export interface Message {
  * via the `definition` "MessageStart".
  */
 export interface MessageStart {
-  type: Type4;
-  message: Message1;
-  [k: string]: unknown | undefined;
-}
-export interface Message1 {
+  type: Type8;
+  message: Message;
   [k: string]: unknown | undefined;
 }
 /**
@@ -206,10 +573,14 @@ export interface Message1 {
  * via the `definition` "MessageUpdateOut".
  */
 export interface MessageUpdateOut {
-  type: Type5;
+  type: Type9;
   assistantMessageEvent: Assistantmessageevent;
   [k: string]: unknown | undefined;
 }
+/**
+ * pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
+ * ``contentIndex``), without its ``partial`` message.
+ */
 export interface Assistantmessageevent {
   [k: string]: unknown | undefined;
 }
@@ -220,11 +591,9 @@ export interface Assistantmessageevent {
  * via the `definition` "MessageEnd".
  */
 export interface MessageEnd {
-  type: Type6;
-  message: Message2;
-  [k: string]: unknown | undefined;
-}
-export interface Message2 {
+  type: Type10;
+  message: Message1;
+  entryId?: Entryid;
   [k: string]: unknown | undefined;
 }
 /**
@@ -234,9 +603,9 @@ export interface Message2 {
  * via the `definition` "ToolExecutionStart".
  */
 export interface ToolExecutionStart {
-  type: Type7;
-  toolCallId: Toolcallid;
-  toolName: Toolname;
+  type: Type11;
+  toolCallId: Toolcallid1;
+  toolName: Toolname1;
   args: Args;
   [k: string]: unknown | undefined;
 }
@@ -250,34 +619,45 @@ export interface Args {
  * via the `definition` "ToolExecutionUpdate".
  */
 export interface ToolExecutionUpdate {
-  type: Type8;
-  toolCallId: Toolcallid1;
-  toolName: Toolname1;
+  type: Type12;
+  toolCallId: Toolcallid2;
+  toolName: Toolname2;
   args: Args1;
-  partialResult: Partialresult;
+  partialResult: ToolOutput;
   [k: string]: unknown | undefined;
 }
 export interface Args1 {
   [k: string]: unknown | undefined;
 }
-export interface Partialresult {
+/**
+ * What a tool returns: content for the model, details for display.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "ToolOutput".
+ */
+export interface ToolOutput {
+  content: Content5;
+  details?: Details2;
   [k: string]: unknown | undefined;
 }
 /**
- * A tool call finished; ``result`` is ``{content, details}``.
+ * Display-only data (a diff, truncation facts); never sent to the model.
+ */
+export interface Details2 {
+  [k: string]: unknown | undefined;
+}
+/**
+ * A tool call finished.
  *
  * This interface was referenced by `EventNotification`'s JSON-Schema
  * via the `definition` "ToolExecutionEnd".
  */
 export interface ToolExecutionEnd {
-  type: Type9;
-  toolCallId: Toolcallid2;
-  toolName: Toolname2;
-  result: Result;
-  isError: Iserror;
-  [k: string]: unknown | undefined;
-}
-export interface Result {
+  type: Type13;
+  toolCallId: Toolcallid3;
+  toolName: Toolname3;
+  result: ToolOutput;
+  isError: Iserror1;
   [k: string]: unknown | undefined;
 }
 /**
@@ -287,7 +667,7 @@ export interface Result {
  * via the `definition` "AutoCompactionStart".
  */
 export interface AutoCompactionStart {
-  type: Type10;
+  type: Type14;
   reason: CompactionReason;
   [k: string]: unknown | undefined;
 }
@@ -298,11 +678,11 @@ export interface AutoCompactionStart {
  * via the `definition` "AutoCompactionEnd".
  */
 export interface AutoCompactionEnd {
-  type: Type11;
-  result?: Result1;
+  type: Type15;
+  result?: Result;
   aborted: Aborted;
   willRetry: Willretry;
-  errorMessage?: Errormessage;
+  errorMessage?: Errormessage1;
   [k: string]: unknown | undefined;
 }
 /**
@@ -312,11 +692,11 @@ export interface AutoCompactionEnd {
  * via the `definition` "AutoRetryStart".
  */
 export interface AutoRetryStart {
-  type: Type12;
+  type: Type16;
   attempt: Attempt;
   maxAttempts: Maxattempts;
   delayMs: Delayms;
-  errorMessage: Errormessage1;
+  errorMessage: Errormessage2;
   [k: string]: unknown | undefined;
 }
 /**
@@ -326,7 +706,7 @@ export interface AutoRetryStart {
  * via the `definition` "AutoRetryEnd".
  */
 export interface AutoRetryEnd {
-  type: Type13;
+  type: Type17;
   success: Success;
   attempt: Attempt1;
   finalError?: Finalerror;
@@ -339,7 +719,7 @@ export interface AutoRetryEnd {
  * via the `definition` "EntryAppended".
  */
 export interface EntryAppended {
-  type: Type14;
+  type: Type18;
   entry: TreeNode;
   external: External;
   [k: string]: unknown | undefined;
@@ -351,13 +731,13 @@ export interface EntryAppended {
  * via the `definition` "TreeNode".
  */
 export interface TreeNode {
-  id: Id;
+  id: Id1;
   parentId: Parentid;
-  type: Type15;
-  role: Role;
+  type: Type19;
+  role: Role8;
   preview: Preview;
   label: Label;
-  timestamp: Timestamp;
+  timestamp: Timestamp8;
   children: Children;
   onActivePath: Onactivepath;
   [k: string]: unknown | undefined;
@@ -369,7 +749,7 @@ export interface TreeNode {
  * via the `definition` "StateChanged".
  */
 export interface StateChanged {
-  type: Type16;
+  type: Type20;
   state: SessionState;
   [k: string]: unknown | undefined;
 }
@@ -405,7 +785,7 @@ export interface SessionState {
  * via the `definition` "ModelState".
  */
 export interface ModelState {
-  provider: Provider;
+  provider: Provider1;
   modelId: Modelid;
   contextWindow: Contextwindow;
   reasoning: Reasoning;
@@ -429,7 +809,7 @@ export interface ContextUsage {
  * via the `definition` "CompactionStart".
  */
 export interface CompactionStart {
-  type: Type17;
+  type: Type21;
   reason: Reason;
   [k: string]: unknown | undefined;
 }
@@ -440,9 +820,9 @@ export interface CompactionStart {
  * via the `definition` "CompactionEnd".
  */
 export interface CompactionEnd {
-  type: Type18;
+  type: Type22;
   result?: CompactionResult | null;
-  errorMessage?: Errormessage2;
+  errorMessage?: Errormessage3;
   [k: string]: unknown | undefined;
 }
 /**
@@ -452,9 +832,9 @@ export interface CompactionEnd {
  * via the `definition` "CompactionResult".
  */
 export interface CompactionResult {
-  summary: Summary;
+  summary: Summary2;
   firstKeptEntryId: Firstkeptentryid;
-  tokensBefore: Tokensbefore;
+  tokensBefore: Tokensbefore1;
   details: CompactionDetails;
 }
 /**
@@ -474,7 +854,7 @@ export interface CompactionDetails {
  * via the `definition` "TurnError".
  */
 export interface TurnError {
-  type: Type19;
-  message: Message3;
+  type: Type23;
+  message: Message2;
   [k: string]: unknown | undefined;
 }

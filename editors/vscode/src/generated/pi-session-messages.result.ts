@@ -2,8 +2,17 @@
 
 export type Sessionid = string;
 export type Leafid = string | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp = string;
 export type Type = "message";
 export type Message =
@@ -18,21 +27,42 @@ export type Role = "user";
 export type Content = string | (TextContent | ImageContent)[];
 export type Type1 = "text";
 export type Text = string;
+/**
+ * Provider metadata (for example an OpenAI Responses item id); opaque.
+ */
 export type Textsignature = string | null;
 export type Type2 = "image";
+/**
+ * Base64 of the image bytes.
+ */
 export type Data = string;
 export type Mimetype = string;
+/**
+ * Epoch milliseconds.
+ */
 export type Timestamp1 = number;
 export type Role1 = "assistant";
 export type Type3 = "thinking";
 export type Thinking = string;
+/**
+ * Opaque provider signature; can be kilobytes long.
+ */
 export type Thinkingsignature = string | null;
+/**
+ * True when the reasoning itself lives only in the signature.
+ */
 export type Redacted = boolean | null;
 export type Type4 = "toolCall";
+/**
+ * Provider tool-call id; the matching tool result carries it as ``toolCallId``.
+ */
 export type Id1 = string;
 export type Name = string;
 export type Thoughtsignature = string | null;
 export type Content1 = (TextContent | ThinkingContent | ToolCall)[];
+/**
+ * Wire API used, e.g. ``anthropic-messages`` or ``openai-completions``.
+ */
 export type Api = string;
 export type Provider = string;
 export type Model = string;
@@ -40,6 +70,9 @@ export type Input = number;
 export type Output = number;
 export type Cacheread = number;
 export type Cachewrite = number;
+/**
+ * Absent in older files; context size then falls back to the sum of the four counts.
+ */
 export type Totaltokens = number | null;
 export type Input1 = number;
 export type Output1 = number;
@@ -58,11 +91,17 @@ export type Timestamp3 = number;
 export type Role3 = "bashExecution";
 export type Command = string;
 export type Output2 = string;
+/**
+ * Absent when the process was killed.
+ */
 export type Exitcode = number | null;
 export type Cancelled = boolean;
 export type Truncated = boolean;
 export type Fulloutputpath = string | null;
 export type Timestamp4 = number;
+/**
+ * True for ``!!cmd``: shown to the user, never sent to the model.
+ */
 export type Excludefromcontext = boolean | null;
 export type Role4 = "custom";
 export type Customtype = string;
@@ -71,14 +110,23 @@ export type Display = boolean;
 export type Timestamp5 = number;
 export type Role5 = "system";
 export type Content4 = string | TextContent[];
+/**
+ * Prompt sections by name (``preamble``, ``tools``, ...); ``null`` removes one.
+ */
 export type Sections = {
   [k: string]: string | null | undefined;
 } | null;
+/**
+ * Tool declarations (name, description, parameters) added from here on.
+ */
 export type Toolsadded =
   | {
       [k: string]: unknown | undefined;
     }[]
   | null;
+/**
+ * Tools (by ``name``) removed from here on.
+ */
 export type Toolsremoved =
   | {
       [k: string]: unknown | undefined;
@@ -90,65 +138,174 @@ export type Customtype1 = string;
 export type Content5 = string | (TextContent | ImageContent)[];
 export type Display1 = boolean;
 export type Timestamp7 = number;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id2 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid1 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp8 = string;
 export type Type5 = "thinking_level_change";
 export type Thinkinglevel = string;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id3 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid2 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp9 = string;
 export type Type6 = "model_change";
 export type Provider1 = string;
 export type Modelid = string;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id4 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid3 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp10 = string;
 export type Type7 = "compaction";
 export type Summary = string;
+/**
+ * First entry kept verbatim after the summary.
+ */
 export type Firstkeptentryid = string;
+/**
+ * Estimated context size when the compaction was made.
+ */
 export type Tokensbefore = number;
+/**
+ * False when pi generated the summary, true when an extension supplied it.
+ */
 export type Fromhook = boolean | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id5 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid4 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp11 = string;
 export type Type8 = "branch_summary";
+/**
+ * The leaf the branch was left at (pi 1.6.0; v0.58.3 wrote the branch point), or
+ * ``"root"``.
+ */
 export type Fromid = string;
 export type Summary1 = string;
 export type Fromhook1 = boolean | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
+export type Id6 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
+export type Parentid5 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
+export type Timestamp12 = string;
 export type Type9 = "custom";
 export type Customtype2 = string;
-export type Id6 = string;
-export type Parentid5 = string | null;
-export type Timestamp12 = string;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
+export type Id7 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
+export type Parentid6 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
+export type Timestamp13 = string;
 export type Type10 = "custom_message";
 export type Customtype3 = string;
 export type Content6 = string | (TextContent | ImageContent)[];
+/**
+ * Whether a UI shows it; the model always sees it.
+ */
 export type Display2 = boolean;
-export type Id7 = string;
-export type Parentid6 = string | null;
-export type Timestamp13 = string;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id8 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid7 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp14 = string;
 export type Type11 = "label";
 export type Targetid = string;
 export type Label = string | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id9 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid8 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp15 = string;
 export type Type12 = "session_info";
 export type Name1 = string | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id10 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid9 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp16 = string;
 export type Type13 = "context_edit";
 export type Targetid1 = string;
+/**
+ * ``null`` omits the target; ``{content}`` replaces only its content.
+ */
 export type Replacement = {
   [k: string]: unknown | undefined;
 } | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id11 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid10 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp17 = string;
 export type Type14 = "usage";
 export type Kind = string;
@@ -324,6 +481,9 @@ export interface ToolResultMessage {
   timestamp: Timestamp3;
   [k: string]: unknown | undefined;
 }
+/**
+ * Display-only data (a diff, truncation facts); never sent to the model.
+ */
 export interface Details {
   [k: string]: unknown | undefined;
 }
@@ -444,12 +604,21 @@ export interface CompactionEntry {
   details?: Details3;
   fromHook?: Fromhook;
   usage?: Usage1;
+  /**
+   * pi 1.6.0: every system message before it replayed into one; it opens the context.
+   */
   systemMessage?: SystemMessage | null;
   [k: string]: unknown | undefined;
 }
+/**
+ * ``{readFiles, modifiedFiles}`` when pi made it; anything when an extension did.
+ */
 export interface Details3 {
   [k: string]: unknown | undefined;
 }
+/**
+ * Provider usage of the summary call (pi 1.6.0).
+ */
 export interface Usage1 {
   [k: string]: unknown | undefined;
 }
@@ -474,6 +643,9 @@ export interface BranchSummaryEntry {
 export interface Details4 {
   [k: string]: unknown | undefined;
 }
+/**
+ * Provider usage of the summary call (pi 1.6.0).
+ */
 export interface Usage2 {
   [k: string]: unknown | undefined;
 }
@@ -484,12 +656,12 @@ export interface Usage2 {
  * via the `definition` "CustomEntry".
  */
 export interface CustomEntry {
-  type: Type9;
-  customType: Customtype2;
-  data?: Data1;
   id: Id6;
   parentId: Parentid5;
   timestamp: Timestamp12;
+  type: Type9;
+  customType: Customtype2;
+  data?: Data1;
   [k: string]: unknown | undefined;
 }
 export interface Data1 {
@@ -502,14 +674,14 @@ export interface Data1 {
  * via the `definition` "CustomMessageEntry".
  */
 export interface CustomMessageEntry {
+  id: Id7;
+  parentId: Parentid6;
+  timestamp: Timestamp13;
   type: Type10;
   customType: Customtype3;
   content: Content6;
   display: Display2;
   details?: Details5;
-  id: Id7;
-  parentId: Parentid6;
-  timestamp: Timestamp13;
   [k: string]: unknown | undefined;
 }
 export interface Details5 {

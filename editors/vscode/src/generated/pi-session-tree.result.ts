@@ -5,10 +5,19 @@ export type Roots = string[];
 export type Id = string;
 export type Parentid = string | null;
 export type Type = string;
+/**
+ * ``message.role`` for message entries.
+ */
 export type Role = string | null;
+/**
+ * One line of text describing the entry.
+ */
 export type Preview = string;
 export type Label = string | null;
 export type Timestamp = string;
+/**
+ * Child ids, oldest first.
+ */
 export type Children = string[];
 export type Onactivepath = boolean;
 export type Nodes = TreeNode[];

@@ -4,21 +4,42 @@ export type Role = "user";
 export type Content = string | (TextContent | ImageContent)[];
 export type Type = "text";
 export type Text = string;
+/**
+ * Provider metadata (for example an OpenAI Responses item id); opaque.
+ */
 export type Textsignature = string | null;
 export type Type1 = "image";
+/**
+ * Base64 of the image bytes.
+ */
 export type Data = string;
 export type Mimetype = string;
+/**
+ * Epoch milliseconds.
+ */
 export type Timestamp = number;
 export type Role1 = "assistant";
 export type Type2 = "thinking";
 export type Thinking = string;
+/**
+ * Opaque provider signature; can be kilobytes long.
+ */
 export type Thinkingsignature = string | null;
+/**
+ * True when the reasoning itself lives only in the signature.
+ */
 export type Redacted = boolean | null;
 export type Type3 = "toolCall";
+/**
+ * Provider tool-call id; the matching tool result carries it as ``toolCallId``.
+ */
 export type Id = string;
 export type Name = string;
 export type Thoughtsignature = string | null;
 export type Content1 = (TextContent | ThinkingContent | ToolCall)[];
+/**
+ * Wire API used, e.g. ``anthropic-messages`` or ``openai-completions``.
+ */
 export type Api = string;
 export type Provider = string;
 export type Model = string;
@@ -26,6 +47,9 @@ export type Input = number;
 export type Output = number;
 export type Cacheread = number;
 export type Cachewrite = number;
+/**
+ * Absent in older files; context size then falls back to the sum of the four counts.
+ */
 export type Totaltokens = number | null;
 export type Input1 = number;
 export type Output1 = number;
@@ -44,11 +68,17 @@ export type Timestamp2 = number;
 export type Role3 = "bashExecution";
 export type Command = string;
 export type Output2 = string;
+/**
+ * Absent when the process was killed.
+ */
 export type Exitcode = number | null;
 export type Cancelled = boolean;
 export type Truncated = boolean;
 export type Fulloutputpath = string | null;
 export type Timestamp3 = number;
+/**
+ * True for ``!!cmd``: shown to the user, never sent to the model.
+ */
 export type Excludefromcontext = boolean | null;
 export type Role4 = "custom";
 export type Customtype = string;
@@ -57,14 +87,23 @@ export type Display = boolean;
 export type Timestamp4 = number;
 export type Role5 = "system";
 export type Content4 = string | TextContent[];
+/**
+ * Prompt sections by name (``preamble``, ``tools``, ...); ``null`` removes one.
+ */
 export type Sections = {
   [k: string]: string | null | undefined;
 } | null;
+/**
+ * Tool declarations (name, description, parameters) added from here on.
+ */
 export type Toolsadded =
   | {
       [k: string]: unknown | undefined;
     }[]
   | null;
+/**
+ * Tools (by ``name``) removed from here on.
+ */
 export type Toolsremoved =
   | {
       [k: string]: unknown | undefined;
@@ -97,6 +136,7 @@ export interface ContextOut {
   messages: Messages;
   thinkingLevel: Thinkinglevel;
   model: ModelOut | null;
+  [k: string]: unknown | undefined;
 }
 /**
  * What the user typed (text first, then images).
@@ -227,6 +267,9 @@ export interface ToolResultMessage {
   timestamp: Timestamp2;
   [k: string]: unknown | undefined;
 }
+/**
+ * Display-only data (a diff, truncation facts); never sent to the model.
+ */
 export interface Details {
   [k: string]: unknown | undefined;
 }
@@ -313,7 +356,7 @@ export interface Thinkinglevel {
   [k: string]: unknown | undefined;
 }
 /**
- * Provider and model id.
+ * Provider and model id (from a ``model_change`` entry or an assistant message).
  *
  * This interface was referenced by `ContextOut`'s JSON-Schema
  * via the `definition` "ModelOut".
@@ -321,6 +364,7 @@ export interface Thinkinglevel {
 export interface ModelOut {
   provider: Provider1;
   modelId: Modelid;
+  [k: string]: unknown | undefined;
 }
 export interface Provider1 {
   [k: string]: unknown | undefined;

@@ -17,13 +17,37 @@ export type SessionLine =
     )
   | (LegacyMessageEntry | LegacyThinkingLevelChangeEntry | LegacyModelChangeEntry | LegacyCompactionEntry);
 export type Type = "session";
+/**
+ * 3 for current files; absent in version-1 files.
+ */
 export type Version = number | null;
+/**
+ * Session id (a v4 UUID unless the creator chose one).
+ */
 export type Id = string;
+/**
+ * ISO time the session was created; also the file-name prefix.
+ */
 export type Timestamp = string;
+/**
+ * Working directory the session belongs to.
+ */
 export type Cwd = string;
+/**
+ * Absolute path of the file this one was branched or forked from.
+ */
 export type Parentsession = string | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id1 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp1 = string;
 export type Type1 = "message";
 export type Message =
@@ -38,21 +62,42 @@ export type Role = "user";
 export type Content = string | (TextContent | ImageContent)[];
 export type Type2 = "text";
 export type Text = string;
+/**
+ * Provider metadata (for example an OpenAI Responses item id); opaque.
+ */
 export type Textsignature = string | null;
 export type Type3 = "image";
+/**
+ * Base64 of the image bytes.
+ */
 export type Data = string;
 export type Mimetype = string;
+/**
+ * Epoch milliseconds.
+ */
 export type Timestamp2 = number;
 export type Role1 = "assistant";
 export type Type4 = "thinking";
 export type Thinking = string;
+/**
+ * Opaque provider signature; can be kilobytes long.
+ */
 export type Thinkingsignature = string | null;
+/**
+ * True when the reasoning itself lives only in the signature.
+ */
 export type Redacted = boolean | null;
 export type Type5 = "toolCall";
+/**
+ * Provider tool-call id; the matching tool result carries it as ``toolCallId``.
+ */
 export type Id2 = string;
 export type Name = string;
 export type Thoughtsignature = string | null;
 export type Content1 = (TextContent | ThinkingContent | ToolCall)[];
+/**
+ * Wire API used, e.g. ``anthropic-messages`` or ``openai-completions``.
+ */
 export type Api = string;
 export type Provider = string;
 export type Model = string;
@@ -60,6 +105,9 @@ export type Input = number;
 export type Output = number;
 export type Cacheread = number;
 export type Cachewrite = number;
+/**
+ * Absent in older files; context size then falls back to the sum of the four counts.
+ */
 export type Totaltokens = number | null;
 export type Input1 = number;
 export type Output1 = number;
@@ -78,11 +126,17 @@ export type Timestamp4 = number;
 export type Role3 = "bashExecution";
 export type Command = string;
 export type Output2 = string;
+/**
+ * Absent when the process was killed.
+ */
 export type Exitcode = number | null;
 export type Cancelled = boolean;
 export type Truncated = boolean;
 export type Fulloutputpath = string | null;
 export type Timestamp5 = number;
+/**
+ * True for ``!!cmd``: shown to the user, never sent to the model.
+ */
 export type Excludefromcontext = boolean | null;
 export type Role4 = "custom";
 export type Customtype = string;
@@ -91,14 +145,23 @@ export type Display = boolean;
 export type Timestamp6 = number;
 export type Role5 = "system";
 export type Content4 = string | TextContent[];
+/**
+ * Prompt sections by name (``preamble``, ``tools``, ...); ``null`` removes one.
+ */
 export type Sections = {
   [k: string]: string | null | undefined;
 } | null;
+/**
+ * Tool declarations (name, description, parameters) added from here on.
+ */
 export type Toolsadded =
   | {
       [k: string]: unknown | undefined;
     }[]
   | null;
+/**
+ * Tools (by ``name``) removed from here on.
+ */
 export type Toolsremoved =
   | {
       [k: string]: unknown | undefined;
@@ -110,73 +173,182 @@ export type Customtype1 = string;
 export type Content5 = string | (TextContent | ImageContent)[];
 export type Display1 = boolean;
 export type Timestamp8 = number;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id3 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid1 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp9 = string;
 export type Type6 = "thinking_level_change";
 export type Thinkinglevel = string;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id4 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid2 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp10 = string;
 export type Type7 = "model_change";
 export type Provider1 = string;
 export type Modelid = string;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id5 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid3 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp11 = string;
 export type Type8 = "compaction";
 export type Summary = string;
+/**
+ * First entry kept verbatim after the summary.
+ */
 export type Firstkeptentryid = string;
+/**
+ * Estimated context size when the compaction was made.
+ */
 export type Tokensbefore = number;
+/**
+ * False when pi generated the summary, true when an extension supplied it.
+ */
 export type Fromhook = boolean | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id6 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid4 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp12 = string;
 export type Type9 = "branch_summary";
+/**
+ * The leaf the branch was left at (pi 1.6.0; v0.58.3 wrote the branch point), or
+ * ``"root"``.
+ */
 export type Fromid = string;
 export type Summary1 = string;
 export type Fromhook1 = boolean | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
+export type Id7 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
+export type Parentid5 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
+export type Timestamp13 = string;
 export type Type10 = "custom";
 export type Customtype2 = string;
-export type Id7 = string;
-export type Parentid5 = string | null;
-export type Timestamp13 = string;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
+export type Id8 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
+export type Parentid6 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
+export type Timestamp14 = string;
 export type Type11 = "custom_message";
 export type Customtype3 = string;
 export type Content6 = string | (TextContent | ImageContent)[];
+/**
+ * Whether a UI shows it; the model always sees it.
+ */
 export type Display2 = boolean;
-export type Id8 = string;
-export type Parentid6 = string | null;
-export type Timestamp14 = string;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id9 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid7 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp15 = string;
 export type Type12 = "label";
 export type Targetid = string;
 export type Label = string | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id10 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid8 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp16 = string;
 export type Type13 = "session_info";
 export type Name1 = string | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id11 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid9 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp17 = string;
 export type Type14 = "context_edit";
 export type Targetid1 = string;
+/**
+ * ``null`` omits the target; ``{content}`` replaces only its content.
+ */
 export type Replacement = {
   [k: string]: unknown | undefined;
 } | null;
+/**
+ * 8 lowercase hex characters, unique within the file.
+ */
 export type Id12 = string;
+/**
+ * Id of the entry this one follows; null for a root.
+ */
 export type Parentid10 = string | null;
+/**
+ * ISO time of the append (UTC, milliseconds, ``Z``).
+ */
 export type Timestamp18 = string;
 export type Type15 = "usage";
 export type Kind = string;
 export type Provider2 = string;
 export type Model1 = string;
 export type Note = string | null;
-export type Timestamp19 = string;
 export type Type16 = "message";
+export type Timestamp19 = string;
 export type Message1 =
   | UserMessage
   | AssistantMessage
@@ -185,15 +357,15 @@ export type Message1 =
   | CustomMessage
   | SystemMessage
   | HookMessage;
-export type Timestamp20 = string;
 export type Type17 = "thinking_level_change";
+export type Timestamp20 = string;
 export type Thinkinglevel1 = string;
-export type Timestamp21 = string;
 export type Type18 = "model_change";
+export type Timestamp21 = string;
 export type Provider3 = string;
 export type Modelid1 = string;
-export type Timestamp22 = string;
 export type Type19 = "compaction";
+export type Timestamp22 = string;
 export type Summary2 = string;
 export type Firstkeptentryindex = number;
 export type Tokensbefore1 = number;
@@ -323,6 +495,9 @@ export interface ToolResultMessage {
   timestamp: Timestamp4;
   [k: string]: unknown | undefined;
 }
+/**
+ * Display-only data (a diff, truncation facts); never sent to the model.
+ */
 export interface Details {
   [k: string]: unknown | undefined;
 }
@@ -422,12 +597,21 @@ export interface CompactionEntry {
   details?: Details3;
   fromHook?: Fromhook;
   usage?: Usage1;
+  /**
+   * pi 1.6.0: every system message before it replayed into one; it opens the context.
+   */
   systemMessage?: SystemMessage | null;
   [k: string]: unknown | undefined;
 }
+/**
+ * ``{readFiles, modifiedFiles}`` when pi made it; anything when an extension did.
+ */
 export interface Details3 {
   [k: string]: unknown | undefined;
 }
+/**
+ * Provider usage of the summary call (pi 1.6.0).
+ */
 export interface Usage1 {
   [k: string]: unknown | undefined;
 }
@@ -449,6 +633,9 @@ export interface BranchSummaryEntry {
 export interface Details4 {
   [k: string]: unknown | undefined;
 }
+/**
+ * Provider usage of the summary call (pi 1.6.0).
+ */
 export interface Usage2 {
   [k: string]: unknown | undefined;
 }
@@ -456,12 +643,12 @@ export interface Usage2 {
  * Extension state; never part of the model context.
  */
 export interface CustomEntry {
-  type: Type10;
-  customType: Customtype2;
-  data?: Data1;
   id: Id7;
   parentId: Parentid5;
   timestamp: Timestamp13;
+  type: Type10;
+  customType: Customtype2;
+  data?: Data1;
   [k: string]: unknown | undefined;
 }
 export interface Data1 {
@@ -471,14 +658,14 @@ export interface Data1 {
  * An extension message that enters the context as a user message.
  */
 export interface CustomMessageEntry {
+  id: Id8;
+  parentId: Parentid6;
+  timestamp: Timestamp14;
   type: Type11;
   customType: Customtype3;
   content: Content6;
   display: Display2;
   details?: Details5;
-  id: Id8;
-  parentId: Parentid6;
-  timestamp: Timestamp14;
   [k: string]: unknown | undefined;
 }
 export interface Details5 {
@@ -541,8 +728,8 @@ export interface Usage3 {
  * Version-1 message line (no ids; order gives the chain).
  */
 export interface LegacyMessageEntry {
-  timestamp: Timestamp19;
   type: Type16;
+  timestamp: Timestamp19;
   message: Message1;
   [k: string]: unknown | undefined;
 }
@@ -550,8 +737,8 @@ export interface LegacyMessageEntry {
  * Version-1 thinking level change.
  */
 export interface LegacyThinkingLevelChangeEntry {
-  timestamp: Timestamp20;
   type: Type17;
+  timestamp: Timestamp20;
   thinkingLevel: Thinkinglevel1;
   [k: string]: unknown | undefined;
 }
@@ -559,8 +746,8 @@ export interface LegacyThinkingLevelChangeEntry {
  * Version-1 model change.
  */
 export interface LegacyModelChangeEntry {
-  timestamp: Timestamp21;
   type: Type18;
+  timestamp: Timestamp21;
   provider: Provider3;
   modelId: Modelid1;
   [k: string]: unknown | undefined;
@@ -569,8 +756,8 @@ export interface LegacyModelChangeEntry {
  * Version-1 compaction: the kept tail is addressed by line index (header = 0).
  */
 export interface LegacyCompactionEntry {
-  timestamp: Timestamp22;
   type: Type19;
+  timestamp: Timestamp22;
   summary: Summary2;
   firstKeptEntryIndex: Firstkeptentryindex;
   tokensBefore: Tokensbefore1;

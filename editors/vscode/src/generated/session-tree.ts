@@ -15,6 +15,7 @@ export type Nodes = TreeNodeOut[];
 export interface TreeOut {
   roots: Roots;
   nodes: Nodes;
+  [k: string]: unknown | undefined;
 }
 /**
  * One node of ``pi-lsp sessions tree --json``.
@@ -29,4 +30,5 @@ export interface TreeNodeOut {
   timestamp?: Timestamp;
   label: Label;
   children: Children;
+  [k: string]: unknown | undefined;
 }

@@ -125,7 +125,7 @@ test("unknown or malformed events are reported as ignored, the model goes on", (
   const model = new ChatModel();
   assert.match(model.apply({ type: "something_new" }).ignored ?? "", /unknown event/);
   assert.match(model.apply({ type: "message_update", assistantMessageEvent: { type: "text_delta", delta: "x" } }).ignored ?? "", /without a streaming/);
-  model.apply({ type: "message_start", message: { role: "assistant", content: [] } });
+  model.apply({ type: "message_start", message: { role: "assistant", content: [] } } as never); // a partial message: malformed on purpose
   assert.match(model.apply({ type: "message_update", assistantMessageEvent: { type: "bogus" } }).ignored ?? "", /unknown message_update/);
   model.apply({ type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "ok" } });
   assert.deepEqual((model.items[0] as { blocks: unknown[] }).blocks, [{ type: "text", text: "ok" }]);
