@@ -174,9 +174,12 @@ async def _stream_reply(
             elif kind in ("done", "error"):
                 break
             elif started:
-                update = MessageUpdate(
-                    type="message_update", message=stream.message, assistantMessageEvent=sub
-                )
+                # a literal, not MessageUpdate(...): this runs per streamed chunk (0.1 µs vs 0.4)
+                update: MessageUpdate = {
+                    "type": "message_update",
+                    "message": stream.message,
+                    "assistantMessageEvent": sub,
+                }
                 emit(update)
     except Exception as exc:  # a bug below must not lose the turn: record it as a failed reply
         message = stream.message
