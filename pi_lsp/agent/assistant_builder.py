@@ -18,22 +18,34 @@ import json
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from pydantic_core import from_json
 
 from pi_lsp.agent.errors import ProviderFailure
+from pi_lsp.agent.events import (
+    BlockStart,
+    StreamDone,
+    StreamError,
+    StreamEvent,
+    StreamStart,
+)
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.usage import empty_usage, usage_from_provider
 from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.messages import AssistantBlock, AssistantMessage, StopReason
+from pi_lsp.session.messages import AssistantBlock, AssistantMessage, ToolCall
 
-_STOP_REASONS: dict[str, StopReason] = {
+_STOP_REASONS: dict[str, Literal["stop", "length", "toolUse", "error"]] = {
     "stop": "stop",
     "length": "length",
     "tool_calls": "toolUse",
     "function_call": "toolUse",
     "content_filter": "error",
+}
+_START: dict[str, Literal["text_start", "thinking_start", "toolcall_start"]] = {
+    "text": "text_start",
+    "thinking": "thinking_start",
+    "toolCall": "toolcall_start",
 }
 ABORTED_MESSAGE = "Request was aborted"
 REDACTED_THINKING = "[Reasoning redacted]"
@@ -70,11 +82,11 @@ class AssistantBuilder:
         self._tool_index: int | None = None
         self._finish_reason: str | None = None
 
-    def start(self) -> JsonObject:
+    def start(self) -> StreamStart:
         """The ``start`` event, once the provider accepted the request."""
         return {"type": "start", "partial": self.message}
 
-    def feed(self, chunk: Any) -> list[JsonObject]:
+    def feed(self, chunk: Any) -> list[StreamEvent]:
         """Events for one litellm ``ModelResponseStream`` chunk."""
         usage = getattr(chunk, "usage", None)
         if usage is not None:
@@ -87,7 +99,7 @@ class AssistantBuilder:
         delta = getattr(choice, "delta", None)
         if delta is None:
             return []
-        events: list[JsonObject] = []
+        events: list[StreamEvent] = []
         self._reasoning(delta, events)
         if content := getattr(delta, "content", None):
             self._append_text("text", "text", content, events)
@@ -95,7 +107,7 @@ class AssistantBuilder:
             self._tool_delta(call, events)
         return events
 
-    def finish(self) -> list[JsonObject]:
+    def finish(self) -> list[StreamEvent]:
         """Close the open block; end with ``done`` (or ``error`` when the provider refused)."""
         events = self._close_block()
         reason = _STOP_REASONS.get(self._finish_reason or "stop", "stop")
@@ -104,18 +116,20 @@ class AssistantBuilder:
         self.message["stopReason"] = reason
         if reason == "error":
             self.message["errorMessage"] = f"The provider stopped the reply ({self._finish_reason})"
-            return [*events, {"type": "error", "reason": "error", "error": self.message}]
-        return [*events, {"type": "done", "reason": reason, "message": self.message}]
+            failed: StreamError = {"type": "error", "reason": "error", "error": self.message}
+            return [*events, failed]
+        done: StreamDone = {"type": "done", "reason": reason, "message": self.message}
+        return [*events, done]
 
-    def fail(self, failure: ProviderFailure | None) -> list[JsonObject]:
+    def fail(self, failure: ProviderFailure | None) -> list[StreamEvent]:
         """End the reply as ``error`` (a provider failure) or ``aborted`` (``failure`` is None)."""
         self._close_block(emit=False)
-        reason: StopReason = "aborted" if failure is None else "error"
+        reason: Literal["aborted", "error"] = "aborted" if failure is None else "error"
         self.message["stopReason"] = reason
         self.message["errorMessage"] = ABORTED_MESSAGE if failure is None else failure.message
         return [{"type": "error", "reason": reason, "error": self.message}]
 
-    def _reasoning(self, delta: Any, events: list[JsonObject]) -> None:
+    def _reasoning(self, delta: Any, events: list[StreamEvent]) -> None:
         text = getattr(delta, "reasoning_content", None)
         signed = self._anthropic and getattr(delta, "thinking_blocks", None)
         signature, redacted = _signature(signed or None)
@@ -133,7 +147,9 @@ class AssistantBuilder:
         if signature and self._block is not None and self._block["type"] == "thinking":
             self._block["thinkingSignature"] = self._block.get("thinkingSignature", "") + signature
 
-    def _append_text(self, kind: str, field: str, text: str, events: list[JsonObject]) -> None:
+    def _append_text(
+        self, kind: Literal["text", "thinking"], field: str, text: str, events: list[StreamEvent]
+    ) -> None:
         if self._block is None or self._block["type"] != kind:
             extra = (
                 {}
@@ -146,14 +162,14 @@ class AssistantBuilder:
         block[field] += text
         events.append(
             {
-                "type": f"{kind}_delta",
+                "type": "text_delta" if kind == "text" else "thinking_delta",
                 "contentIndex": self._index(),
                 "delta": text,
                 "partial": self.message,
             }
         )
 
-    def _tool_delta(self, call: Any, events: list[JsonObject]) -> None:
+    def _tool_delta(self, call: Any, events: list[StreamEvent]) -> None:
         call_id = getattr(call, "id", None)
         index = getattr(call, "index", None)
         function = getattr(call, "function", None)
@@ -183,33 +199,43 @@ class AssistantBuilder:
             }
         )
 
-    def _open(self, kind: str, events: list[JsonObject], **fields: Any) -> None:
+    def _open(
+        self,
+        kind: Literal["text", "thinking", "toolCall"],
+        events: list[StreamEvent],
+        **fields: Any,
+    ) -> None:
         events.extend(self._close_block())
         self._block = {"type": kind, **fields}
         # built from ``kind`` and the fields of that block type (text, thinking or toolCall)
         self.message["content"].append(cast(AssistantBlock, self._block))
-        start = "toolcall_start" if kind == "toolCall" else f"{kind}_start"
-        events.append({"type": start, "contentIndex": self._index(), "partial": self.message})
+        start: BlockStart = {
+            "type": _START[kind],
+            "contentIndex": self._index(),
+            "partial": self.message,
+        }
+        events.append(start)
 
-    def _close_block(self, *, emit: bool = True) -> list[JsonObject]:
+    def _close_block(self, *, emit: bool = True) -> list[StreamEvent]:
         block, self._block = self._block, None
         if block is None:
             return []
         index = self._index()  # the open block is always the last one
+        event: StreamEvent
         if block["type"] == "toolCall":
             self._finish_tool_call(block, final=emit)
             event = {
                 "type": "toolcall_end",
                 "contentIndex": index,
-                "toolCall": block,
+                "toolCall": cast(ToolCall, block),
                 "partial": self.message,
             }
         else:
-            field = "text" if block["type"] == "text" else "thinking"
+            text = block["type"] == "text"
             event = {
-                "type": f"{field}_end",
+                "type": "text_end" if text else "thinking_end",
                 "contentIndex": index,
-                "content": block[field],
+                "content": block["text" if text else "thinking"],
                 "partial": self.message,
             }
         return [event] if emit else []

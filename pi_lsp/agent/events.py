@@ -18,9 +18,96 @@ from pi_lsp.session.messages import (
     OPEN,
     AssistantMessage,
     ContextMessage,
+    ToolCall,
     ToolResultMessage,
     UserBlock,
 )
+
+# ----------------------------------------------------------------- a reply's stream (pi-ai)
+
+
+@OPEN
+class StreamStart(TypedDict):
+    """The provider accepted the request; ``partial`` is the (still empty) reply."""
+
+    type: Literal["start"]
+    partial: AssistantMessage
+
+
+@OPEN
+class BlockStart(TypedDict):
+    """A content block opens at ``contentIndex``."""
+
+    type: Literal["text_start", "thinking_start", "toolcall_start"]
+    contentIndex: int
+    partial: NotRequired[AssistantMessage]
+    """The reply so far (absent in ``pi/event``: the daemon leaves it out)."""
+
+
+@OPEN
+class BlockDelta(TypedDict):
+    """Text, reasoning or tool-call argument text appended to the block at ``contentIndex``."""
+
+    type: Literal["text_delta", "thinking_delta", "toolcall_delta"]
+    contentIndex: int
+    delta: str
+    partial: NotRequired[AssistantMessage]
+    """The reply so far (absent in ``pi/event``: the daemon leaves it out)."""
+
+
+@OPEN
+class BlockEnd(TypedDict):
+    """A text or thinking block is complete; ``content`` is its whole text."""
+
+    type: Literal["text_end", "thinking_end"]
+    contentIndex: int
+    content: str
+    partial: NotRequired[AssistantMessage]
+    """The reply so far (absent in ``pi/event``: the daemon leaves it out)."""
+
+
+@OPEN
+class ToolCallEnd(TypedDict):
+    """A tool call is complete (its arguments parsed)."""
+
+    type: Literal["toolcall_end"]
+    contentIndex: int
+    toolCall: ToolCall
+    partial: NotRequired[AssistantMessage]
+    """The reply so far (absent in ``pi/event``: the daemon leaves it out)."""
+
+
+@OPEN
+class StreamDone(TypedDict):
+    """The reply ended normally."""
+
+    type: Literal["done"]
+    reason: Literal["stop", "length", "toolUse"]
+    message: AssistantMessage
+
+
+@OPEN
+class StreamError(TypedDict):
+    """The reply failed or was aborted; ``error`` is the reply as it ended."""
+
+    type: Literal["error"]
+    reason: Literal["aborted", "error"]
+    error: AssistantMessage
+
+
+AssistantMessageEvent = Annotated[
+    BlockStart | BlockDelta | BlockEnd | ToolCallEnd, Field(discriminator="type")
+]
+"""pi's sub-events of a streaming reply that ``message_update`` carries."""
+
+StreamEvent = (
+    StreamStart | BlockStart | BlockDelta | BlockEnd | ToolCallEnd | StreamDone | StreamError
+)
+"""Everything a model call streams (pi-ai's ``AssistantMessageEvent``): start, block events, then
+``done`` or ``error``."""
+
+
+# ----------------------------------------------------------------- agent events
 
 
 @OPEN
@@ -69,9 +156,7 @@ class MessageUpdate(TypedDict):
     type: Literal["message_update"]
     message: AssistantMessage
     """The assistant message so far (shared with the one being built)."""
-    assistantMessageEvent: dict[str, Any]
-    """pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
-    ``contentIndex``)."""
+    assistantMessageEvent: AssistantMessageEvent
 
 
 @OPEN

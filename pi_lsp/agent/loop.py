@@ -28,6 +28,7 @@ from pi_lsp.agent.events import (
     MessageEnd,
     MessageStart,
     MessageUpdate,
+    StreamEvent,
     ToolExecutionEnd,
     ToolExecutionStart,
     ToolExecutionUpdate,
@@ -36,7 +37,6 @@ from pi_lsp.agent.events import (
     TurnStart,
 )
 from pi_lsp.edits.attribution import tool_scope
-from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage, ContextMessage, ToolCall, ToolResultMessage
 from pi_lsp.tools import Tool, ToolError, ToolResult
 
@@ -51,7 +51,7 @@ TRUNCATED_CALL = (
 class ReplyStream(Protocol):
     """What a model call returns: pi's assistant sub-events, then the final message."""
 
-    def __aiter__(self) -> AsyncIterator[JsonObject]:
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
         """The sub-events: ``start``, deltas, then ``done`` or ``error``."""
         ...
 
@@ -167,11 +167,10 @@ async def _stream_reply(
     started = False
     try:
         async for sub in stream:
-            kind = sub.get("type")
-            if kind == "start":
+            if sub["type"] == "start":
                 started = True
                 emit(MessageStart(type="message_start", message=stream.message))
-            elif kind in ("done", "error"):
+            elif sub["type"] == "done" or sub["type"] == "error":
                 break
             elif started:
                 # a literal, not MessageUpdate(...): this runs per streamed chunk (0.1 µs vs 0.4)

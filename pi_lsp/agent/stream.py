@@ -25,11 +25,11 @@ from typing import Any, TypeVar
 
 from pi_lsp.agent.assistant_builder import AssistantBuilder, InvalidArguments
 from pi_lsp.agent.errors import ProviderFailure, describe_provider_error
+from pi_lsp.agent.events import StreamEvent
 from pi_lsp.agent.llm import load_litellm
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.provider_messages import ToolSpec, to_provider_messages, tool_definitions
 from pi_lsp.agent.thinking import ThinkingLevel, completion_params
-from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage, ContextMessage
 
 logger = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ class AssistantStream:
         self.builder = AssistantBuilder(request.model)
         self.failure: ProviderFailure | None = None
         """Set when the call failed (``stopReason: "error"``)."""
-        self._events: AsyncGenerator[JsonObject, None] = self._run()
+        self._events: AsyncGenerator[StreamEvent, None] = self._run()
         self._abort_waiter: asyncio.Future[Any] | None = None
         self._reader: asyncio.Task[Any] | None = None
         """The task awaiting the provider right now; the abort callback cancels it."""
@@ -99,7 +99,7 @@ class AssistantStream:
     def __aiter__(self) -> AssistantStream:
         return self
 
-    async def __anext__(self) -> JsonObject:
+    async def __anext__(self) -> StreamEvent:
         return await self._events.__anext__()
 
     async def __aenter__(self) -> AssistantStream:
@@ -123,7 +123,7 @@ class AssistantStream:
             pass
         return self.message
 
-    async def _run(self) -> AsyncGenerator[JsonObject, None]:
+    async def _run(self) -> AsyncGenerator[StreamEvent, None]:
         abort, ended = self.request.abort, False
         if abort is not None:
             self._abort_waiter = asyncio.ensure_future(abort.wait())
@@ -142,7 +142,7 @@ class AssistantStream:
             if not ended:  # task cancelled, or the consumer closed the stream early
                 self.builder.fail(None)
 
-    async def _call(self) -> AsyncGenerator[JsonObject, None]:
+    async def _call(self) -> AsyncGenerator[StreamEvent, None]:
         builder = self.builder
         try:
             litellm = await self._until_abort(load_litellm())
@@ -160,7 +160,7 @@ class AssistantStream:
             async for event in events:
                 yield event
 
-    async def _read(self, response: Any) -> AsyncGenerator[JsonObject, None]:
+    async def _read(self, response: Any) -> AsyncGenerator[StreamEvent, None]:
         builder, chunks, finished = self.builder, response.__aiter__(), False
         try:
             while True:
@@ -183,7 +183,7 @@ class AssistantStream:
         for event in events:
             yield event
 
-    def _failed(self, exc: Exception) -> list[JsonObject]:
+    def _failed(self, exc: Exception) -> list[StreamEvent]:
         self.failure = describe_provider_error(exc, self.request.model.ref.provider)
         if self.failure.status is None:
             logger.warning("model call failed without an HTTP status: %r", exc, exc_info=exc)

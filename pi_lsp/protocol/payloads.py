@@ -253,7 +253,7 @@ class MessageUpdateOut(TypedDict):
     """
 
     type: Literal["message_update"]
-    assistantMessageEvent: dict[str, Any]
+    assistantMessageEvent: agent_events.AssistantMessageEvent
     """pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
     ``contentIndex``), without its ``partial`` message."""
 

@@ -55,6 +55,23 @@
 ---@field timestamp integer
 ---@field excludeFromContext? boolean
 
+---@class pi_lsp.BlockDelta Text, reasoning or tool-call argument text appended to the block at ``contentIndex``.
+---@field type "text_delta"|"thinking_delta"|"toolcall_delta"
+---@field contentIndex integer
+---@field delta string
+---@field partial? pi_lsp.AssistantMessage
+
+---@class pi_lsp.BlockEnd A text or thinking block is complete; ``content`` is its whole text.
+---@field type "text_end"|"thinking_end"
+---@field contentIndex integer
+---@field content string
+---@field partial? pi_lsp.AssistantMessage
+
+---@class pi_lsp.BlockStart A content block opens at ``contentIndex``.
+---@field type "text_start"|"thinking_start"|"toolcall_start"
+---@field contentIndex integer
+---@field partial? pi_lsp.AssistantMessage
+
 ---@class pi_lsp.BranchSummaryMessage In-memory form of a ``branch_summary`` entry inside a built context.
 ---@field role "branchSummary"
 ---@field summary string
@@ -129,7 +146,7 @@
 
 ---@class pi_lsp.MessageUpdateOut ``message_update`` as editors receive it: the streamed change only. pi's event also carries the whole partial message; the daemon leaves it out (see :func:`pi_lsp.daemon.live_session.wire_event`), so a delta costs a few bytes, not the message so far. ``message_end`` carries the complete message.
 ---@field type "message_update"
----@field assistantMessageEvent table<string, any>
+---@field assistantMessageEvent pi_lsp.BlockStart|pi_lsp.BlockDelta|pi_lsp.BlockEnd|pi_lsp.ToolCallEnd
 
 ---@class pi_lsp.ModelState The model a session uses.
 ---@field provider string
@@ -186,6 +203,12 @@
 ---@field name string
 ---@field arguments table<string, any>
 ---@field thoughtSignature? string
+
+---@class pi_lsp.ToolCallEnd A tool call is complete (its arguments parsed).
+---@field type "toolcall_end"
+---@field contentIndex integer
+---@field toolCall pi_lsp.ToolCall
+---@field partial? pi_lsp.AssistantMessage
 
 ---@class pi_lsp.ToolExecutionEnd A tool call finished.
 ---@field type "tool_execution_end"

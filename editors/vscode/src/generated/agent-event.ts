@@ -159,7 +159,18 @@ export type Message =
   | BranchSummaryMessage
   | CompactionSummaryMessage;
 export type Type9 = "message_update";
-export type Type10 = "message_end";
+export type Assistantmessageevent = BlockStart | BlockDelta | BlockEnd | ToolCallEnd;
+export type Type10 = "text_start" | "thinking_start" | "toolcall_start";
+export type Contentindex = number;
+export type Type11 = "text_delta" | "thinking_delta" | "toolcall_delta";
+export type Contentindex1 = number;
+export type Delta = string;
+export type Type12 = "text_end" | "thinking_end";
+export type Contentindex2 = number;
+export type Content5 = string;
+export type Type13 = "toolcall_end";
+export type Contentindex3 = number;
+export type Type14 = "message_end";
 export type Message1 =
   | UserMessage
   | AssistantMessage
@@ -173,20 +184,20 @@ export type Message1 =
  * Id of the session entry the message was stored as (set by the session that stored it).
  */
 export type Entryid = string;
-export type Type11 = "tool_execution_start";
+export type Type15 = "tool_execution_start";
 export type Toolcallid1 = string;
 export type Toolname1 = string;
-export type Type12 = "tool_execution_update";
+export type Type16 = "tool_execution_update";
 export type Toolcallid2 = string;
 export type Toolname2 = string;
-export type Content5 = (TextContent | ImageContent)[];
-export type Type13 = "tool_execution_end";
+export type Content6 = (TextContent | ImageContent)[];
+export type Type17 = "tool_execution_end";
 export type Toolcallid3 = string;
 export type Toolname3 = string;
 export type Iserror1 = boolean;
-export type Type14 = "auto_compaction_start";
+export type Type18 = "auto_compaction_start";
 export type CompactionReason = "threshold" | "overflow";
-export type Type15 = "auto_compaction_end";
+export type Type19 = "auto_compaction_end";
 /**
  * pi's ``CompactionResult`` (``summary``, ``firstKeptEntryId``, ``tokensBefore``,
  * ``details``) when a summary was written.
@@ -197,12 +208,12 @@ export type Result = {
 export type Aborted = boolean;
 export type Willretry = boolean;
 export type Errormessage1 = string | null;
-export type Type16 = "auto_retry_start";
+export type Type20 = "auto_retry_start";
 export type Attempt = number;
 export type Maxattempts = number;
 export type Delayms = number;
 export type Errormessage2 = string;
-export type Type17 = "auto_retry_end";
+export type Type21 = "auto_retry_end";
 export type Success = boolean;
 export type Attempt1 = number;
 export type Finalerror = string | null;
@@ -443,17 +454,109 @@ export interface AssistantMessage1 {
   [k: string]: unknown | undefined;
 }
 /**
- * pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
- * ``contentIndex``).
+ * A content block opens at ``contentIndex``.
  */
-export interface Assistantmessageevent {
+export interface BlockStart {
+  type: Type10;
+  contentIndex: Contentindex;
+  partial?: AssistantMessage2;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage2 {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * Text, reasoning or tool-call argument text appended to the block at ``contentIndex``.
+ */
+export interface BlockDelta {
+  type: Type11;
+  contentIndex: Contentindex1;
+  delta: Delta;
+  partial?: AssistantMessage3;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage3 {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * A text or thinking block is complete; ``content`` is its whole text.
+ */
+export interface BlockEnd {
+  type: Type12;
+  contentIndex: Contentindex2;
+  content: Content5;
+  partial?: AssistantMessage4;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage4 {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * A tool call is complete (its arguments parsed).
+ */
+export interface ToolCallEnd {
+  type: Type13;
+  contentIndex: Contentindex3;
+  toolCall: ToolCall;
+  partial?: AssistantMessage5;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage5 {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
   [k: string]: unknown | undefined;
 }
 /**
  * A message is complete; it has been written to the session file when this is emitted.
  */
 export interface MessageEnd {
-  type: Type10;
+  type: Type14;
   message: Message1;
   entryId?: Entryid;
   [k: string]: unknown | undefined;
@@ -462,7 +565,7 @@ export interface MessageEnd {
  * A tool call is about to run (or was rejected, then ``tool_execution_end`` follows).
  */
 export interface ToolExecutionStart {
-  type: Type11;
+  type: Type15;
   toolCallId: Toolcallid1;
   toolName: Toolname1;
   args: Args;
@@ -475,7 +578,7 @@ export interface Args {
  * Partial output of a running tool (replaces the previous one, not appended).
  */
 export interface ToolExecutionUpdate {
-  type: Type12;
+  type: Type16;
   toolCallId: Toolcallid2;
   toolName: Toolname2;
   args: Args1;
@@ -489,7 +592,7 @@ export interface Args1 {
  * What a tool returns: content for the model, details for display.
  */
 export interface ToolOutput {
-  content: Content5;
+  content: Content6;
   details?: Details2;
   [k: string]: unknown | undefined;
 }
@@ -503,7 +606,7 @@ export interface Details2 {
  * A tool call finished.
  */
 export interface ToolExecutionEnd {
-  type: Type13;
+  type: Type17;
   toolCallId: Toolcallid3;
   toolName: Toolname3;
   result: ToolOutput;
@@ -514,7 +617,7 @@ export interface ToolExecutionEnd {
  * Compaction started by itself: the context passed the threshold or overflowed.
  */
 export interface AutoCompactionStart {
-  type: Type14;
+  type: Type18;
   reason: CompactionReason;
   [k: string]: unknown | undefined;
 }
@@ -522,7 +625,7 @@ export interface AutoCompactionStart {
  * Automatic compaction ended; ``willRetry`` when the failed request is sent again.
  */
 export interface AutoCompactionEnd {
-  type: Type15;
+  type: Type19;
   result?: Result;
   aborted: Aborted;
   willRetry: Willretry;
@@ -533,7 +636,7 @@ export interface AutoCompactionEnd {
  * A transient provider error: waiting ``delayMs`` before attempt ``attempt``.
  */
 export interface AutoRetryStart {
-  type: Type16;
+  type: Type20;
   attempt: Attempt;
   maxAttempts: Maxattempts;
   delayMs: Delayms;
@@ -544,7 +647,7 @@ export interface AutoRetryStart {
  * Retrying ended, with a reply (``success``) or for good (``finalError``).
  */
 export interface AutoRetryEnd {
-  type: Type17;
+  type: Type21;
   success: Success;
   attempt: Attempt1;
   finalError?: Finalerror;

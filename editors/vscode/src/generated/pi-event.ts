@@ -164,7 +164,22 @@ export type Message =
   | BranchSummaryMessage
   | CompactionSummaryMessage;
 export type Type9 = "message_update";
-export type Type10 = "message_end";
+/**
+ * pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
+ * ``contentIndex``), without its ``partial`` message.
+ */
+export type Assistantmessageevent = BlockStart | BlockDelta | BlockEnd | ToolCallEnd;
+export type Type10 = "text_start" | "thinking_start" | "toolcall_start";
+export type Contentindex = number;
+export type Type11 = "text_delta" | "thinking_delta" | "toolcall_delta";
+export type Contentindex1 = number;
+export type Delta = string;
+export type Type12 = "text_end" | "thinking_end";
+export type Contentindex2 = number;
+export type Content5 = string;
+export type Type13 = "toolcall_end";
+export type Contentindex3 = number;
+export type Type14 = "message_end";
 export type Message1 =
   | UserMessage
   | AssistantMessage
@@ -178,24 +193,24 @@ export type Message1 =
  * Id of the session entry the message was stored as (set by the session that stored it).
  */
 export type Entryid = string;
-export type Type11 = "tool_execution_start";
+export type Type15 = "tool_execution_start";
 export type Toolcallid1 = string;
 export type Toolname1 = string;
-export type Type12 = "tool_execution_update";
+export type Type16 = "tool_execution_update";
 export type Toolcallid2 = string;
 export type Toolname2 = string;
-export type Content5 = (TextContent | ImageContent)[];
-export type Type13 = "tool_execution_end";
+export type Content6 = (TextContent | ImageContent)[];
+export type Type17 = "tool_execution_end";
 export type Toolcallid3 = string;
 export type Toolname3 = string;
 export type Iserror1 = boolean;
-export type Type14 = "auto_compaction_start";
+export type Type18 = "auto_compaction_start";
 /**
  * This interface was referenced by `EventNotification`'s JSON-Schema
  * via the `definition` "CompactionReason".
  */
 export type CompactionReason = "threshold" | "overflow";
-export type Type15 = "auto_compaction_end";
+export type Type19 = "auto_compaction_end";
 /**
  * pi's ``CompactionResult`` (``summary``, ``firstKeptEntryId``, ``tokensBefore``,
  * ``details``) when a summary was written.
@@ -206,19 +221,19 @@ export type Result = {
 export type Aborted = boolean;
 export type Willretry = boolean;
 export type Errormessage1 = string | null;
-export type Type16 = "auto_retry_start";
+export type Type20 = "auto_retry_start";
 export type Attempt = number;
 export type Maxattempts = number;
 export type Delayms = number;
 export type Errormessage2 = string;
-export type Type17 = "auto_retry_end";
+export type Type21 = "auto_retry_end";
 export type Success = boolean;
 export type Attempt1 = number;
 export type Finalerror = string | null;
-export type Type18 = "entry_appended";
+export type Type22 = "entry_appended";
 export type Id1 = string;
 export type Parentid = string | null;
-export type Type19 = string;
+export type Type23 = string;
 /**
  * ``message.role`` for message entries.
  */
@@ -235,7 +250,7 @@ export type Timestamp8 = string;
 export type Children = string[];
 export type Onactivepath = boolean;
 export type External = boolean;
-export type Type20 = "state_changed";
+export type Type24 = "state_changed";
 export type Sessionid1 = string;
 export type Sessionfile = string | null;
 export type Sessionname = string | null;
@@ -267,9 +282,9 @@ export type Contextwindow1 = number;
 export type Percent = number | null;
 export type Entrycount = number;
 export type Lastseq = number;
-export type Type21 = "compaction_start";
+export type Type25 = "compaction_start";
 export type Reason = "manual";
-export type Type22 = "compaction_end";
+export type Type26 = "compaction_end";
 export type Summary2 = string;
 export type Firstkeptentryid = string;
 export type Tokensbefore1 = number;
@@ -282,7 +297,7 @@ export type Readfiles = string[];
  */
 export type Modifiedfiles = string[];
 export type Errormessage3 = string | null;
-export type Type23 = "error";
+export type Type27 = "error";
 export type Message2 = string;
 
 /**
@@ -578,10 +593,114 @@ export interface MessageUpdateOut {
   [k: string]: unknown | undefined;
 }
 /**
- * pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
- * ``contentIndex``), without its ``partial`` message.
+ * A content block opens at ``contentIndex``.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "BlockStart".
  */
-export interface Assistantmessageevent {
+export interface BlockStart {
+  type: Type10;
+  contentIndex: Contentindex;
+  partial?: AssistantMessage1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage1 {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * Text, reasoning or tool-call argument text appended to the block at ``contentIndex``.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "BlockDelta".
+ */
+export interface BlockDelta {
+  type: Type11;
+  contentIndex: Contentindex1;
+  delta: Delta;
+  partial?: AssistantMessage2;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage2 {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * A text or thinking block is complete; ``content`` is its whole text.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "BlockEnd".
+ */
+export interface BlockEnd {
+  type: Type12;
+  contentIndex: Contentindex2;
+  content: Content5;
+  partial?: AssistantMessage3;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage3 {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
+  [k: string]: unknown | undefined;
+}
+/**
+ * A tool call is complete (its arguments parsed).
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "ToolCallEnd".
+ */
+export interface ToolCallEnd {
+  type: Type13;
+  contentIndex: Contentindex3;
+  toolCall: ToolCall;
+  partial?: AssistantMessage4;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model reply, possibly partial (``aborted``) or failed (``error``).
+ */
+export interface AssistantMessage4 {
+  role: Role1;
+  content: Content1;
+  api: Api;
+  provider: Provider;
+  model: Model;
+  usage: Usage;
+  stopReason: Stopreason;
+  errorMessage?: Errormessage;
+  timestamp: Timestamp1;
   [k: string]: unknown | undefined;
 }
 /**
@@ -591,7 +710,7 @@ export interface Assistantmessageevent {
  * via the `definition` "MessageEnd".
  */
 export interface MessageEnd {
-  type: Type10;
+  type: Type14;
   message: Message1;
   entryId?: Entryid;
   [k: string]: unknown | undefined;
@@ -603,7 +722,7 @@ export interface MessageEnd {
  * via the `definition` "ToolExecutionStart".
  */
 export interface ToolExecutionStart {
-  type: Type11;
+  type: Type15;
   toolCallId: Toolcallid1;
   toolName: Toolname1;
   args: Args;
@@ -619,7 +738,7 @@ export interface Args {
  * via the `definition` "ToolExecutionUpdate".
  */
 export interface ToolExecutionUpdate {
-  type: Type12;
+  type: Type16;
   toolCallId: Toolcallid2;
   toolName: Toolname2;
   args: Args1;
@@ -636,7 +755,7 @@ export interface Args1 {
  * via the `definition` "ToolOutput".
  */
 export interface ToolOutput {
-  content: Content5;
+  content: Content6;
   details?: Details2;
   [k: string]: unknown | undefined;
 }
@@ -653,7 +772,7 @@ export interface Details2 {
  * via the `definition` "ToolExecutionEnd".
  */
 export interface ToolExecutionEnd {
-  type: Type13;
+  type: Type17;
   toolCallId: Toolcallid3;
   toolName: Toolname3;
   result: ToolOutput;
@@ -667,7 +786,7 @@ export interface ToolExecutionEnd {
  * via the `definition` "AutoCompactionStart".
  */
 export interface AutoCompactionStart {
-  type: Type14;
+  type: Type18;
   reason: CompactionReason;
   [k: string]: unknown | undefined;
 }
@@ -678,7 +797,7 @@ export interface AutoCompactionStart {
  * via the `definition` "AutoCompactionEnd".
  */
 export interface AutoCompactionEnd {
-  type: Type15;
+  type: Type19;
   result?: Result;
   aborted: Aborted;
   willRetry: Willretry;
@@ -692,7 +811,7 @@ export interface AutoCompactionEnd {
  * via the `definition` "AutoRetryStart".
  */
 export interface AutoRetryStart {
-  type: Type16;
+  type: Type20;
   attempt: Attempt;
   maxAttempts: Maxattempts;
   delayMs: Delayms;
@@ -706,7 +825,7 @@ export interface AutoRetryStart {
  * via the `definition` "AutoRetryEnd".
  */
 export interface AutoRetryEnd {
-  type: Type17;
+  type: Type21;
   success: Success;
   attempt: Attempt1;
   finalError?: Finalerror;
@@ -719,7 +838,7 @@ export interface AutoRetryEnd {
  * via the `definition` "EntryAppended".
  */
 export interface EntryAppended {
-  type: Type18;
+  type: Type22;
   entry: TreeNode;
   external: External;
   [k: string]: unknown | undefined;
@@ -733,7 +852,7 @@ export interface EntryAppended {
 export interface TreeNode {
   id: Id1;
   parentId: Parentid;
-  type: Type19;
+  type: Type23;
   role: Role8;
   preview: Preview;
   label: Label;
@@ -749,7 +868,7 @@ export interface TreeNode {
  * via the `definition` "StateChanged".
  */
 export interface StateChanged {
-  type: Type20;
+  type: Type24;
   state: SessionState;
   [k: string]: unknown | undefined;
 }
@@ -809,7 +928,7 @@ export interface ContextUsage {
  * via the `definition` "CompactionStart".
  */
 export interface CompactionStart {
-  type: Type21;
+  type: Type25;
   reason: Reason;
   [k: string]: unknown | undefined;
 }
@@ -820,7 +939,7 @@ export interface CompactionStart {
  * via the `definition` "CompactionEnd".
  */
 export interface CompactionEnd {
-  type: Type22;
+  type: Type26;
   result?: CompactionResult | null;
   errorMessage?: Errormessage3;
   [k: string]: unknown | undefined;
@@ -854,7 +973,7 @@ export interface CompactionDetails {
  * via the `definition` "TurnError".
  */
 export interface TurnError {
-  type: Type23;
+  type: Type27;
   message: Message2;
   [k: string]: unknown | undefined;
 }

@@ -124,9 +124,9 @@ test("branch with a summary: the reloaded messages end with the branch summary i
 test("unknown or malformed events are reported as ignored, the model goes on", () => {
   const model = new ChatModel();
   assert.match(model.apply({ type: "something_new" }).ignored ?? "", /unknown event/);
-  assert.match(model.apply({ type: "message_update", assistantMessageEvent: { type: "text_delta", delta: "x" } }).ignored ?? "", /without a streaming/);
+  assert.match(model.apply({ type: "message_update", assistantMessageEvent: { type: "text_delta", delta: "x" } } as never).ignored ?? "", /without a streaming/);
   model.apply({ type: "message_start", message: { role: "assistant", content: [] } } as never); // a partial message: malformed on purpose
-  assert.match(model.apply({ type: "message_update", assistantMessageEvent: { type: "bogus" } }).ignored ?? "", /unknown message_update/);
+  assert.match(model.apply({ type: "message_update", assistantMessageEvent: { type: "bogus" } } as never).ignored ?? "", /unknown message_update/);
   model.apply({ type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "ok" } });
   assert.deepEqual((model.items[0] as { blocks: unknown[] }).blocks, [{ type: "text", text: "ok" }]);
 });
