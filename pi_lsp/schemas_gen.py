@@ -1,8 +1,9 @@
-"""Generate ``schemas/`` from the pydantic models: ``python -m pi_lsp.schemas_gen [--check]``.
+"""Generate ``schemas/`` from the Python types: ``python -m pi_lsp.schemas_gen [--check]``.
 
-Every file and wire format pi_lsp reads or writes has a model; this module is the one list of
-them. ``--check`` exits non-zero when a checked-in schema differs from the models (the tests run
-the same comparison).
+Every file and wire format pi_lsp reads or writes has a type (a TypedDict over the plain JSON for
+session lines, messages and events; a pydantic model for settings, params and results); this
+module is the one list of them. ``--check`` exits non-zero when a checked-in schema differs from
+the types (the tests run the same comparison).
 """
 
 from __future__ import annotations
