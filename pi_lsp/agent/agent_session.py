@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pi_lsp.agent.loop import LoopHooks, ReplyStream, now_ms, run_loop
@@ -48,13 +48,13 @@ from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session import ABSENT, SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.settings import Settings
-from pi_lsp.tools import Tool
+from pi_lsp.tools import BashTool, ShellSettings, Tool, close_tools
 
 logger = logging.getLogger(__name__)
 
 Listener = Callable[[JsonObject], None]
 StreamFactory = Callable[[ModelRequest], ReplyStream]
-SummaryFactory = Callable[[ModelInfo, asyncio.Event], SummaryModel]
+SummaryFactory = Callable[[ModelInfo, Endpoint, asyncio.Event], SummaryModel]
 PromptBuilder = Callable[[Sequence[Tool[Any]]], str]
 
 
@@ -130,7 +130,6 @@ class AgentSession:
         """The running prompt's values (its settings snapshot), None between runs."""
         self._next_settings: Settings | None = None
         """Settings given during a run, applied when it ends."""
-        """Entry id of the last message persisted (the reply to move away from on failure)."""
         self._prompt_message: JsonObject | None = None
         self._prompt_stored: asyncio.Future[str | None] | None = None
 
@@ -174,18 +173,34 @@ class AgentSession:
         """Use ``settings`` from the next run on: now when idle, else when the run ends.
 
         Covers everything read from settings: compaction, retry, thinking budgets, images,
-        queue modes and permissions. The model's description (context window overrides) is kept
-        until the model changes.
+        queue modes, permissions, ``apiBase`` and bash's ``shellPath`` / ``shellCommandPrefix``.
+        The model's description (context window overrides) is kept until the model changes.
         """
         if self.is_streaming:
             self._next_settings = settings
             return
         self._next_settings = None
-        self.config.settings = settings
-        if self.config.permissions is not None:
-            self.config.permissions.settings = settings.permissions
+        config = self.config
+        config.settings = settings
+        config.endpoint = replace(config.endpoint, api_base=settings.apiBase)
+        bash = config.tools.get("bash")
+        if isinstance(bash, BashTool):
+            bash.settings = ShellSettings(
+                shell_path=settings.shellPath, command_prefix=settings.shellCommandPrefix
+            )
+        if config.permissions is not None:
+            config.permissions.settings = settings.permissions
         self.steering.mode = settings.steeringMode
         self.follow_ups.mode = settings.followUpMode
+
+    def set_roots(self, roots: list[str]) -> None:
+        """The folders writes inside need no permission for (the workspace folders changed)."""
+        if self.config.permissions is not None:
+            self.config.permissions.roots = roots
+
+    def close(self) -> None:
+        """Release what the tools keep (bash's full-output files); the session is done."""
+        close_tools(self.config.tools)
 
     # ----------------------------------------------------------------- driving
 
@@ -266,7 +281,7 @@ class AgentSession:
         try:
             return await compact(
                 self.store,
-                self.config.summary_model(model, self._abort),
+                self.config.summary_model(model, self.config.endpoint, self._abort),
                 self.compaction_settings(),
                 focus,
                 counter=self.config.counter,
@@ -296,7 +311,9 @@ class AgentSession:
         return await navigate_tree(
             self.store,
             target_id,
-            model=self.config.summary_model(model, self._abort) if model else None,
+            model=self.config.summary_model(model, self.config.endpoint, self._abort)
+            if model
+            else None,
             summarize=summarize,
             settings=self.config.settings.branchSummary,
             focus=focus,
@@ -344,8 +361,8 @@ class AgentSession:
                 self.use_settings(self._next_settings)
 
     async def _prompt_run(self, model: ModelInfo, message: JsonObject) -> None:
-        abort, summary = self._abort, self.config.summary_model
-        run = RunValues(self.config.settings, model, abort, lambda: summary(model, abort))
+        abort, summary, endpoint = self._abort, self.config.summary_model, self.config.endpoint
+        run = RunValues(self.config.settings, model, abort, lambda: summary(model, endpoint, abort))
         self._run = run
         self._record_settings(model)
         await self._maintenance.threshold(run)

@@ -118,7 +118,7 @@ async def create_agent_session(
     def system_prompt(active: Sequence[Tool[Any]]) -> str:
         return build_system_prompt(project.get(cwd), tools=[(t.name, t.summary) for t in active])
 
-    def summary_model(info: ModelInfo, abort: asyncio.Event) -> SummaryModel:
+    def summary_model(info: ModelInfo, endpoint: Endpoint, abort: asyncio.Event) -> SummaryModel:
         return LitellmTextModel(model=info, endpoint=endpoint, abort=abort)
 
     config = AgentConfig(

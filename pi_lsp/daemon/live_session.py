@@ -296,6 +296,15 @@ class LiveSession:
         with self.writing():
             self.agent.set_model(model)
 
+    def set_roots(self, roots: list[str]) -> None:
+        """The workspace folders changed: writes inside ``roots`` need no permission."""
+        self.agent.set_roots(roots)
+
+    @property
+    def abort_signal(self) -> asyncio.Event:
+        """Set while the running turn or compaction is being aborted (to wait on, not to set)."""
+        return self.agent.abort_event
+
     def request_abort(self) -> None:
         """Signal the running turn or compaction to stop, without waiting for it."""
         self.agent.request_abort()
@@ -348,3 +357,4 @@ class LiveSession:
                 await asyncio.wait(stubborn)
         self.store.close()  # from here on a stray write raises instead of reaching the file
         self.lock.release_all()
+        self.agent.close()  # bash's full-output files go with it

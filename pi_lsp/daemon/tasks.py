@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable
 from typing import TypeVar
 
 logger = logging.getLogger(__name__)
@@ -17,7 +17,7 @@ T = TypeVar("T")
 _running: set[object] = set()
 
 
-def spawn(work: Coroutine[object, None, T], what: str) -> asyncio.Task[T]:
+def spawn(work: Awaitable[T], what: str) -> asyncio.Future[T]:
     """Run ``work`` in the background; if it fails, log ``what`` failed with the traceback."""
     task = asyncio.ensure_future(work)
     _running.add(task)
@@ -25,7 +25,7 @@ def spawn(work: Coroutine[object, None, T], what: str) -> asyncio.Task[T]:
     return task
 
 
-def _finished(task: asyncio.Task[T], what: str) -> None:
+def _finished(task: asyncio.Future[T], what: str) -> None:
     _running.discard(task)
     if not task.cancelled() and (error := task.exception()) is not None:
         logger.error("%s failed", what, exc_info=error)

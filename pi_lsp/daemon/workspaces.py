@@ -22,6 +22,7 @@ from pi_lsp.agent.permissions import Asker, PermissionGate
 from pi_lsp.compaction.entry_messages import text_of
 from pi_lsp.context import ProjectContextCache
 from pi_lsp.daemon.live_session import EventSink, LiveSession
+from pi_lsp.daemon.tasks import spawn
 from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
@@ -29,7 +30,7 @@ from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import agent_dir, lexical_path
 from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
-from pi_lsp.tools import FileSystem, close_tools
+from pi_lsp.tools import FileSystem
 
 
 class UnknownSessionError(LookupError):
@@ -78,7 +79,6 @@ class Workspaces:
         self.sessions: dict[str, LiveSession] = {}
         self._opened_in: dict[str, Workspace] = {}
         """The folder each open session was opened in (kept when the folder is removed)."""
-        self._background: set[asyncio.Future[None]] = set()
         self._watchers: dict[str, asyncio.Future[None]] = {}
         """Per open session: the task noticing other processes' appends (``watch_file``)."""
         self._default = Workspace(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
@@ -111,9 +111,7 @@ class Workspaces:
         """
         roots = self.roots()
         for live in self.sessions.values():
-            gate = live.agent.config.permissions
-            if gate is not None:
-                gate.roots = roots
+            live.set_roots(roots)
 
     def configure(self, overrides: Mapping[str, Any]) -> list[str]:
         """New editor settings for every folder; returns the problems found."""
@@ -287,10 +285,8 @@ class Workspaces:
         live = LiveSession(agent, self._sink, lock, workspace.uri)
         self.sessions[live.id] = live
         self._opened_in[live.id] = workspace
-        warming = asyncio.ensure_future(live.tree.warm())  # the first tree request is then fast
-        self._background.add(warming)
-        warming.add_done_callback(self._background.discard)
-        self._watchers[live.id] = asyncio.ensure_future(live.watch_file())
+        spawn(live.tree.warm(), "warming the session tree")  # the first request is then fast
+        self._watchers[live.id] = spawn(live.watch_file(), "watching the session file")
         # A big session is tens of thousands of long-lived objects: keep them out of every
         # future full collection (they are freed by reference counting when the session closes).
         gc.freeze()
@@ -305,7 +301,6 @@ class Workspaces:
             watcher.cancel()
         if live is not None:
             await live.close()
-            close_tools(live.agent.config.tools)  # bash's full-output files go with it
 
     async def close_all(self) -> None:
         """Abort every turn and release every lock (daemon exit)."""

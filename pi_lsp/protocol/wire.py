@@ -14,7 +14,6 @@ instead of raising inside pygls (a known pygls 2.1 problem, see ``../shared/guid
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import logging
@@ -29,6 +28,7 @@ from pygls.protocol import (
     default_converter,
 )
 
+from pi_lsp.daemon.tasks import spawn
 from pi_lsp.protocol import envelope
 from pi_lsp.protocol.envelope import Refusal, error_response, short
 from pi_lsp.protocol.framing import BadFrame, Event, HttpRequest, Message
@@ -36,7 +36,6 @@ from pi_lsp.session.jsonl import dumps
 
 logger = logging.getLogger(__name__)
 _encode = dumps  # msgspec, or escapes for lone surrogates
-_pending: set[asyncio.Future[Any]] = set()
 
 
 class RawJson:
@@ -182,7 +181,6 @@ class PiProtocol(LanguageServerProtocol):
         try:
             written = self.writer.write(header + body)
             if inspect.isawaitable(written):
-                _pending.add(task := asyncio.ensure_future(written))
-                task.add_done_callback(_pending.discard)
+                spawn(written, "writing to the editor")
         except BrokenPipeError:
             logger.warning("the editor closed the connection")
