@@ -44,8 +44,8 @@ from pi_lsp.acp.prompts import user_input
 from pi_lsp.acp.session_state import SessionState, TurnOutcome
 from pi_lsp.acp.terminal import TerminalBash
 from pi_lsp.acp.updates import LiveUpdates, replay
-from pi_lsp.agent.agent_session import AgentBusyError
-from pi_lsp.agent.thinking import THINKING_LEVELS
+from pi_lsp.agent.config import AgentBusyError
+from pi_lsp.agent.models import THINKING_LEVELS
 from pi_lsp.daemon.errors import bounded, error_code, not_unicode
 from pi_lsp.daemon.live_session import LiveSession
 from pi_lsp.daemon.models_list import available_models

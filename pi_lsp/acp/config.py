@@ -11,7 +11,7 @@ from typing import Any
 
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
 
-from pi_lsp.agent.thinking import available_thinking_levels
+from pi_lsp.agent.models import available_thinking_levels
 from pi_lsp.daemon.live_session import LiveSession
 
 MODEL = "model"

@@ -80,7 +80,7 @@ async def _main(args: argparse.Namespace) -> int:
 
 async def _turn(args: argparse.Namespace, store: SessionStore, cwd: str, settings: Settings) -> int:
     """Run the prompt on ``store`` (its turn lock held) and print it."""
-    from pi_lsp.agent.agent_session import NoModelError
+    from pi_lsp.agent.config import NoModelError
     from pi_lsp.agent.factory import AgentOptions, create_agent_session
 
     try:

@@ -16,9 +16,9 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterator, Sequence
 
-from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
-from pi_lsp.agent.models import ModelInfo
-from pi_lsp.agent.thinking import ThinkingLevel, available_thinking_levels
+from pi_lsp.agent.agent_session import AgentSession
+from pi_lsp.agent.config import AgentBusyError
+from pi_lsp.agent.models import ModelInfo, ThinkingLevel, available_thinking_levels
 from pi_lsp.compaction import CompactionResult
 from pi_lsp.daemon.results import (
     AbortResult,

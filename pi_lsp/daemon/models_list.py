@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from pi_lsp.agent.errors import PROVIDER_KEY_ENV
-from pi_lsp.agent.llm import load_litellm
+from pi_lsp.agent.llm import PROVIDER_KEY_ENV, load_litellm
 from pi_lsp.agent.models import ModelRef
 from pi_lsp.settings import Settings
 
