@@ -48,8 +48,7 @@ from pi_lsp.agent.config import AgentBusyError
 from pi_lsp.agent.models import THINKING_LEVELS
 from pi_lsp.daemon.errors import bounded, error_code, not_unicode
 from pi_lsp.daemon.live_session import LiveSession
-from pi_lsp.daemon.models_list import available_models
-from pi_lsp.daemon.workspaces import UnknownSessionError, Workspace, Workspaces
+from pi_lsp.daemon.workspaces import UnknownSessionError, Workspace, Workspaces, available_models
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import BashTool, FileSystem

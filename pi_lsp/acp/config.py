@@ -1,6 +1,6 @@
 """Session config options: the model and the thinking level, as ACP ``select`` options.
 
-The model list is the daemon's (:func:`pi_lsp.daemon.models_list.available_models`: configured
+The model list is the daemon's (:func:`pi_lsp.daemon.workspaces.available_models`: configured
 models first, then those of providers with credentials), with the session's current model added
 if it is not in it; the thinking levels are those the current model accepts.
 """

@@ -44,7 +44,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    from pi_lsp.daemon.turn_lock import SessionBusyError, TurnLock
+    from pi_lsp.daemon.concurrency import SessionBusyError, TurnLock
     from pi_lsp.session import SessionFileError, SessionStore
     from pi_lsp.session.branching import continue_recent
     from pi_lsp.session.paths import agent_dir

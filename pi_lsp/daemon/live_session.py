@@ -20,7 +20,8 @@ from pi_lsp.agent.agent_session import AgentSession
 from pi_lsp.agent.config import AgentBusyError
 from pi_lsp.agent.models import ModelInfo, ThinkingLevel, available_thinking_levels
 from pi_lsp.compaction import CompactionResult
-from pi_lsp.daemon.results import (
+from pi_lsp.daemon.concurrency import TurnLock
+from pi_lsp.daemon.views import (
     AbortResult,
     BranchResult,
     LabelResult,
@@ -28,9 +29,8 @@ from pi_lsp.daemon.results import (
     PromptResult,
     QueueResult,
     SessionState,
+    TreeView,
 )
-from pi_lsp.daemon.tree_view import TreeView
-from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session.jsonl import JsonObject, dumps
 from pi_lsp.session.records import Record

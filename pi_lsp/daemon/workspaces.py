@@ -1,9 +1,13 @@
-"""Workspace folders and the sessions open in them.
+"""Workspace folders, the sessions open in them, and the models they offer.
+
+Workspace folders and the sessions open in them.
 
 Each folder is a working directory with its own settings (pi's files plus the editor's
 overrides), its own session list and its own AGENTS.md context; with no folder the daemon's own
 directory serves. Sessions are created and opened here, wired to the editor's file system and
 permission prompts by the protocol layer through two factories.
+
+Which models the daemon offers: those of providers with credentials, plus configured ones.
 """
 
 from __future__ import annotations
@@ -17,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.agent.factory import AgentOptions, create_agent_session, resolve
+from pi_lsp.agent.llm import PROVIDER_KEY_ENV, load_litellm
 from pi_lsp.agent.models import ModelRef
 from pi_lsp.agent.permissions import Asker, PermissionGate
 from pi_lsp.compaction.entry_messages import text_of
 from pi_lsp.context import ProjectContextCache
+from pi_lsp.daemon.concurrency import TurnLock, spawn
 from pi_lsp.daemon.live_session import EventSink, LiveSession
-from pi_lsp.daemon.tasks import spawn
-from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
 from pi_lsp.session.listing import SessionLister
@@ -306,3 +310,41 @@ class Workspaces:
         """Abort every turn and release every lock (daemon exit)."""
         for session_id in list(self.sessions):
             await self.close(session_id)
+
+
+_LITELLM_PROVIDERS = {"google": "gemini", "amazon-bedrock": "bedrock", "google-vertex": "vertex_ai"}
+
+
+async def available_models(settings: Settings) -> list[dict[str, Any]]:
+    """``[{id, provider, modelId}]`` of the models a user can pick.
+
+    Settings' models come first, then litellm's chat models of every provider whose API key
+    variable is set (litellm is imported off the event loop).
+    """
+    found: dict[str, dict[str, Any]] = {}
+
+    def add(provider: str, model_id: str) -> None:
+        key = f"{provider}/{model_id}"
+        found.setdefault(key, {"id": key, "provider": provider, "modelId": model_id})
+
+    if settings.defaultModel:
+        ref = ModelRef.parse(
+            settings.defaultModel, default_provider=settings.defaultProvider or "openai"
+        )
+        add(ref.provider, ref.model_id)
+    for name in settings.models:
+        provider, _, model_id = name.partition("/")
+        if model_id:
+            add(provider, model_id)
+    configured = [
+        p for p, var in PROVIDER_KEY_ENV.items() if " " not in var and os.environ.get(var)
+    ]
+    if configured:
+        litellm = await load_litellm()
+        by_provider: dict[str, Any] = getattr(litellm, "models_by_provider", {})
+        for provider in configured:
+            for model_id in sorted(by_provider.get(_LITELLM_PROVIDERS.get(provider, provider), ())):
+                info = litellm.model_cost.get(model_id) or {}
+                if info.get("mode", "chat") == "chat":
+                    add(provider, model_id.split("/", 1)[-1] if "/" in model_id else model_id)
+    return list(found.values())
