@@ -26,7 +26,7 @@ from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
 from pi_lsp.agent.permissions import Asker, PermissionRequest
-from pi_lsp.bridge import use_lsp_line_breaks
+from pi_lsp.bridge.documents import use_lsp_line_breaks
 from pi_lsp.daemon.concurrency import spawn
 from pi_lsp.daemon.errors import (
     bounded,
