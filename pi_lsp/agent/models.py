@@ -38,7 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pi_lsp.agent.llm import is_loaded, litellm_module, load_litellm
+from pi_lsp.agent.llm import is_loaded, litellm_module
 from pi_lsp.literals import THINKING_LEVELS as THINKING_LEVELS
 from pi_lsp.literals import ThinkingLevel as ThinkingLevel
 
@@ -168,25 +168,6 @@ def resolve_model(
         else bool(data.get("supports_vision", not data)),
         prices=_prices(data),
         known=bool(data),
-    )
-
-
-async def aresolve_model(
-    ref: ModelRef,
-    *,
-    context_window: int | None = None,
-    max_output_tokens: int | None = None,
-    reasoning: bool | None = None,
-    supports_images: bool | None = None,
-) -> ModelInfo:
-    """:func:`resolve_model` after importing litellm off the event loop."""
-    await load_litellm()
-    return resolve_model(
-        ref,
-        context_window=context_window,
-        max_output_tokens=max_output_tokens,
-        reasoning=reasoning,
-        supports_images=supports_images,
     )
 
 
