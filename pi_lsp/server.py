@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
-from pi_lsp.daemon.workspaces import Workspace, Workspaces
+from pi_lsp.daemon.workspaces import Folder, Workspaces
 from pi_lsp.edits.bridge import EditMode
 from pi_lsp.edits.editor_fs import EditorFileSystem
 from pi_lsp.protocol import transport
@@ -53,7 +53,7 @@ def _workspaces(server: PiLanguageServer) -> Workspaces:
     # across every session of the editor.
     editor_fs = EditorFileSystem(PyglsEditorBridge(server), edit_mode=edit_mode)
 
-    def file_system(_workspace: Workspace, _session_id: str) -> FileSystem:
+    def file_system(_workspace: Folder, _session_id: str) -> FileSystem:
         return editor_fs
 
     return Workspaces(

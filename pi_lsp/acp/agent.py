@@ -48,7 +48,7 @@ from pi_lsp.agent.config import AgentBusyError
 from pi_lsp.agent.models import THINKING_LEVELS
 from pi_lsp.daemon.errors import bounded, error_code, not_unicode
 from pi_lsp.daemon.live_session import LiveSession
-from pi_lsp.daemon.workspaces import UnknownSessionError, Workspace, Workspaces, available_models
+from pi_lsp.daemon.workspaces import Folder, UnknownSessionError, Workspaces, available_models
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import BashTool, FileSystem
@@ -110,7 +110,7 @@ class PiAgent:
         self.client = conn
         self.outbox = Outbox(conn)
 
-    def _fs_for(self, workspace: Workspace, session_id: str) -> FileSystem:
+    def _fs_for(self, workspace: Folder, session_id: str) -> FileSystem:
         fs = self.capabilities.fs
         files = ClientFileSystem(
             self.client,

@@ -8,10 +8,9 @@ new prompt, the context is compacted when it passes ``window - reserve``. A fail
 the session file and on the branch; ``context_edit`` entries omit it (and its tool results) from
 what the model sees before the next attempt, as pi 1.6.0 does.
 
-What to do after a run: retry a transient error, recover from an overflow, or compact.
-
-pi's rules (spec §11 and 6.7), as pure decisions over the last assistant message: the caller
-(:class:`pi_lsp.agent.agent_session.AgentSession`) performs them.
+What to do after a run (retry a transient error, recover from an overflow, or compact) is a
+pure decision over the last assistant message (:func:`after_error`); :class:`Maintenance`
+performs it.
 """
 
 from __future__ import annotations

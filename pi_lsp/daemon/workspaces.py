@@ -1,13 +1,10 @@
 """Workspace folders, the sessions open in them, and the models they offer.
 
-Workspace folders and the sessions open in them.
-
 Each folder is a working directory with its own settings (pi's files plus the editor's
 overrides), its own session list and its own AGENTS.md context; with no folder the daemon's own
 directory serves. Sessions are created and opened here, wired to the editor's file system and
-permission prompts by the protocol layer through two factories.
-
-Which models the daemon offers: those of providers with credentials, plus configured ones.
+permission prompts by the protocol layer through two factories. The models offered
+(:func:`available_models`) are those of providers with credentials, plus configured ones.
 """
 
 from __future__ import annotations
@@ -46,7 +43,7 @@ class UnknownFolderError(LookupError):
 
 
 @dataclass
-class Workspace:
+class Folder:
     """One workspace folder."""
 
     uri: str
@@ -55,7 +52,7 @@ class Workspace:
     problems: list[str] = field(default_factory=list)
 
 
-FsFactory = Callable[[Workspace, str], FileSystem | None]
+FsFactory = Callable[[Folder, str], FileSystem | None]
 """The tools' file system for a session: ``(its folder, its session id)``."""
 AskerFactory = Callable[[str], Asker]
 """The permission asker of a session, given its id."""
@@ -79,25 +76,25 @@ class Workspaces:
         self.project = ProjectContextCache()
         self.lister = SessionLister()
         self.overrides: dict[str, Any] = {}
-        self.folders: dict[str, Workspace] = {}
+        self.folders: dict[str, Folder] = {}
         self.sessions: dict[str, LiveSession] = {}
-        self._opened_in: dict[str, Workspace] = {}
+        self._opened_in: dict[str, Folder] = {}
         """The folder each open session was opened in (kept when the folder is removed)."""
         self._watchers: dict[str, asyncio.Future[None]] = {}
         """Per open session: the task noticing other processes' appends (``watch_file``)."""
-        self._default = Workspace(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
+        self._default = Folder(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
 
     # ----------------------------------------------------------------- folders and settings
 
     def set_folders(self, folders: list[tuple[str, str]]) -> list[str]:
         """Replace the folder list ``[(uri, path)]``; returns settings problems."""
-        self.folders = {uri: Workspace(uri=uri, cwd=path) for uri, path in folders}
+        self.folders = {uri: Folder(uri=uri, cwd=path) for uri, path in folders}
         self._update_roots()
         return self.reload_settings()
 
     def add_folder(self, uri: str, path: str) -> list[str]:
         """Add one folder; returns its settings problems."""
-        self.folders[uri] = Workspace(uri=uri, cwd=path)
+        self.folders[uri] = Folder(uri=uri, cwd=path)
         self._update_roots()
         return self._load(self.folders[uri])
 
@@ -141,14 +138,14 @@ class Workspaces:
             live.apply_settings(workspace.settings)
         return list(dict.fromkeys(problems))
 
-    def _load(self, workspace: Workspace) -> list[str]:
+    def _load(self, workspace: Folder) -> list[str]:
         settings, problems = load_settings(
             workspace.cwd, overrides=self.overrides, agent=self.agent_dir
         )
         workspace.settings, workspace.problems = settings, problems
         return problems
 
-    def folder(self, uri: str | None) -> Workspace:
+    def folder(self, uri: str | None) -> Folder:
         """The named folder, else the first folder, else the daemon's directory."""
         if uri is None:
             return next(iter(self.folders.values()), self._default)
@@ -156,10 +153,10 @@ class Workspaces:
             return self.folders[uri]
         raise UnknownFolderError(f"Unknown workspace folder: {uri}")
 
-    def folder_of_path(self, path: str) -> Workspace:
+    def folder_of_path(self, path: str) -> Folder:
         """The folder containing ``path`` (the deepest one), else the default folder."""
         real = os.path.realpath(path)
-        best: Workspace | None = None
+        best: Folder | None = None
         for workspace in self.folders.values():
             root = os.path.realpath(workspace.cwd)
             if (real == root or real.startswith(root.rstrip(os.sep) + os.sep)) and (
@@ -168,7 +165,7 @@ class Workspaces:
                 best = workspace
         return best or self.folder(None)
 
-    def workspace_of(self, live: LiveSession) -> Workspace:
+    def workspace_of(self, live: LiveSession) -> Folder:
         """The folder a session belongs to: the one it was opened in.
 
         The folder's current object while it is a workspace folder; as it was if it has been
@@ -234,7 +231,7 @@ class Workspaces:
         """Serve a store the caller opened itself (the ACP face replays it meanwhile)."""
         return await self._live(store, self.folder(uri))
 
-    def _folder_of(self, cwd: str) -> Workspace:
+    def _folder_of(self, cwd: str) -> Folder:
         for workspace in self.folders.values():
             if os.path.realpath(workspace.cwd) == os.path.realpath(cwd):
                 return workspace
@@ -271,7 +268,7 @@ class Workspaces:
         live.set_model(info)
         return live
 
-    async def _live(self, store: SessionStore, workspace: Workspace) -> LiveSession:
+    async def _live(self, store: SessionStore, workspace: Folder) -> LiveSession:
         asker = self._asker_factory(store.session_id) if self._asker_factory else None
         gate = PermissionGate(
             workspace.settings.permissions,

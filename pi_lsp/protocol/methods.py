@@ -4,7 +4,7 @@ Every ``pi/…`` request: its name, params model, result model and handler (the 
 
 Handlers are short: validate params, call :class:`pi_lsp.daemon.workspaces.Workspaces` or a
 :class:`pi_lsp.daemon.live_session.LiveSession`, return JSON. Domain errors become JSON-RPC
-errors with the codes in :mod:`pi_lsp.protocol.registry`.
+errors with the codes in :mod:`pi_lsp.daemon.errors` (mapped in :mod:`pi_lsp.protocol.registry`).
 
 Long requests with ``$/progress``: begin, end, and cancellation from the editor's button.
 """
