@@ -22,7 +22,6 @@ from typing import Any, Literal, cast
 
 from pydantic_core import from_json
 
-from pi_lsp.agent.errors import ProviderFailure
 from pi_lsp.agent.events import (
     BlockStart,
     StreamDone,
@@ -30,8 +29,8 @@ from pi_lsp.agent.events import (
     StreamEvent,
     StreamStart,
 )
+from pi_lsp.agent.llm import ProviderFailure, empty_usage, usage_from_provider
 from pi_lsp.agent.models import ModelInfo
-from pi_lsp.agent.usage import empty_usage, usage_from_provider
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantBlock, AssistantMessage, ToolCall
 

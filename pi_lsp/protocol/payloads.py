@@ -5,7 +5,7 @@ naming it). What the daemon sends without validating (tree nodes, ``pi/event`` p
 ``pi/requestPermission``) are TypedDicts over the plain JSON, built through their type. All of
 them document every field and generate ``schemas/`` and ``docs/protocol.md``'s tables. Field
 names are camelCase, as LSP's own are. The results an open session builds (its state, prompt
-and queue answers…) live with it in :mod:`pi_lsp.daemon.results`.
+and queue answers…) live with it in :mod:`pi_lsp.daemon.views`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing_extensions import TypedDict
 
 from pi_lsp.agent import events as agent_events
 from pi_lsp.compaction.models import CompactionResult
-from pi_lsp.daemon.results import Result as _Result
-from pi_lsp.daemon.results import SessionState
+from pi_lsp.daemon.views import Result as _Result
+from pi_lsp.daemon.views import SessionState
 from pi_lsp.literals import PermissionDecision, PermissionKind, StreamingBehavior, ThinkingLevel
 from pi_lsp.session.entries import SessionEntry
 from pi_lsp.session.messages import OPEN
