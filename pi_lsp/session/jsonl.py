@@ -15,8 +15,10 @@ from typing import Any
 import msgspec
 
 JsonObject = dict[str, Any]
-"""A parsed JSON object. Session entries and messages stay in this form so that fields pi_lsp
-does not know survive every load, copy and write untouched (decision D1)."""
+"""A parsed JSON object of no particular shape. Session entries and messages stay parsed JSON so
+that fields pi_lsp does not know survive every load, copy and write untouched (decision D1); where
+the shape is known, :mod:`pi_lsp.session.messages`, :mod:`pi_lsp.session.entries` and
+:mod:`pi_lsp.agent.events` name it with TypedDicts over these same dicts."""
 
 
 class JsonLineError(ValueError):
