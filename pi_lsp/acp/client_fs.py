@@ -18,8 +18,8 @@ from acp import RequestError
 
 from pi_lsp.acp.tool_calls import path_of
 from pi_lsp.tools import FileStat, LocalFileSystem, ToolError
+from pi_lsp.tools.files import SNIFF_BYTES, detect_image_mime
 from pi_lsp.tools.fs import encode_utf8
-from pi_lsp.tools.images import SNIFF_BYTES, detect_image_mime
 
 logger = logging.getLogger(__name__)
 

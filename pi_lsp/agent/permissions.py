@@ -31,9 +31,8 @@ from pi_lsp.literals import PermissionDecision, PermissionKind
 from pi_lsp.path_rules import inside, protected_pattern, secret_pattern
 from pi_lsp.session.paths import agent_dir
 from pi_lsp.settings import PermissionSettings
-from pi_lsp.tools.checked_write import WriteCheck, expect_write
-from pi_lsp.tools.errors import ToolError
-from pi_lsp.tools.paths import read_path_variants, resolve_to_cwd
+from pi_lsp.tools.base import ToolError, read_path_variants, resolve_to_cwd
+from pi_lsp.tools.fs import WriteCheck, expect_write
 
 logger = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ from pi_lsp.edits.diff import Edit, text_edits
 from pi_lsp.edits.overlay import DiskStamp, Overlay
 from pi_lsp.edits.uris import path_to_uri, uri_key
 from pi_lsp.edits.verify import edit_intact
-from pi_lsp.tools.errors import ToolError
+from pi_lsp.tools.base import ToolError
 from pi_lsp.tools.fs import FileStat, FileSystem, LocalFileSystem, encode_utf8
 
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from pi_lsp.tools import ToolError
-from pi_lsp.tools.edit import apply_edit, detect_line_ending
-from pi_lsp.tools.edit_diff import generate_diff_string
+from pi_lsp.tools.edit import apply_edit, detect_line_ending, generate_diff_string
 from tests.unit.tools.conftest import Workspace
 
 TWENTY = "".join(f"line {i}\n" for i in range(1, 21))

@@ -9,9 +9,7 @@ import pytest
 
 from pi_lsp.tools import FileStat, FileSystem, LocalFileSystem, ToolError
 from pi_lsp.tools.edit import EditTool
-from pi_lsp.tools.ls import LsTool
-from pi_lsp.tools.read import ReadTool
-from pi_lsp.tools.write import WriteTool
+from pi_lsp.tools.files import LsTool, ReadTool, WriteTool
 
 
 class MemoryFileSystem:

@@ -15,17 +15,14 @@ from pi_lsp.tools import (
     TOOL_NAMES,
     ShellSettings,
     ToolError,
-    active_tools,
     create_tools,
 )
-from pi_lsp.tools.base import run_in_thread
-from pi_lsp.tools.paths import expand_path, read_path_variants, resolve_to_cwd
+from pi_lsp.tools.base import expand_path, read_path_variants, resolve_to_cwd, run_in_thread
 
 
 def test_create_tools_builds_all_seven_with_pis_summaries(tmp_path: Path) -> None:
     tools = create_tools(str(tmp_path), shell=ShellSettings(agent_dir=str(tmp_path)))
     assert tuple(tools) == TOOL_NAMES == ("read", "bash", "edit", "write", "grep", "find", "ls")
-    assert [tool.name for tool in active_tools(tools)] == list(DEFAULT_ACTIVE)
     assert DEFAULT_ACTIVE == ("read", "bash", "edit", "write")
     assert {name: tool.summary for name, tool in tools.items()} == {
         "read": "Read file contents",
