@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pi_lsp.agent.events import event
-from pi_lsp.edits.attribution import tool_scope
+from pi_lsp.edits.in_flight import tool_scope
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import Tool, ToolError, ToolResult
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types as T
 
-from pi_lsp.edits.positions import ENCODINGS, PositionEncoding
+from pi_lsp.edits.diff import ENCODINGS, PositionEncoding
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

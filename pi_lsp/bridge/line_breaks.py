@@ -17,7 +17,7 @@ from typing import Any
 from pygls.workspace import TextDocument, Workspace
 
 from pi_lsp.bridge.text_watch import notify_watches
-from pi_lsp.edits.positions import split_lines
+from pi_lsp.edits.diff import split_lines
 
 
 class LspTextDocument(TextDocument):

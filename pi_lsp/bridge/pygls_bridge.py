@@ -24,9 +24,17 @@ from pygls.workspace import TextDocument
 from pi_lsp.bridge.capabilities import EditorCapabilities
 from pi_lsp.bridge.text_watch import DocumentTextWatch
 from pi_lsp.bridge.workspace_edit import apply_edit_params
-from pi_lsp.edits.bridge import ApplyOutcome, OpenDocument, TextWatch, WorkspaceChange
-from pi_lsp.edits.positions import PositionEncoding
-from pi_lsp.edits.uris import normal_path, path_to_uri, uri_key, uri_to_path
+from pi_lsp.edits.bridge import (
+    ApplyOutcome,
+    OpenDocument,
+    TextWatch,
+    WorkspaceChange,
+    normal_path,
+    path_to_uri,
+    uri_key,
+    uri_to_path,
+)
+from pi_lsp.edits.diff import PositionEncoding
 
 log = logging.getLogger(__name__)
 
