@@ -29,6 +29,7 @@ from pi_lsp.tools.base import (
     ToolParams,
     ToolResult,
     UpdateCallback,
+    optional,
     text_block,
 )
 from pi_lsp.tools.shell import (
@@ -62,9 +63,7 @@ class BashParams(ToolParams):
     """Arguments of ``bash``."""
 
     command: str = Field(description="Bash command to execute")
-    timeout: float | None = Field(
-        default=None, description="Timeout in seconds (optional, no default timeout)"
-    )
+    timeout: float | None = optional("Timeout in seconds (optional, no default timeout)")
 
 
 class _PipeReader(asyncio.Protocol):

@@ -30,6 +30,7 @@ from pi_lsp.tools.base import (
     ToolError,
     ToolParams,
     ToolResult,
+    optional,
     read_path_variants,
     text_block,
 )
@@ -83,10 +84,8 @@ class ReadParams(ToolParams):
     """Arguments of ``read``."""
 
     path: str = Field(description="Path to the file to read (relative or absolute)")
-    offset: int | None = Field(
-        default=None, description="Line number to start reading from (1-indexed)"
-    )
-    limit: int | None = Field(default=None, description="Maximum number of lines to read")
+    offset: int | None = optional("Line number to start reading from (1-indexed)")
+    limit: int | None = optional("Maximum number of lines to read")
 
 
 class ReadTool(FileTool[ReadParams]):
@@ -231,12 +230,8 @@ LS_LIMIT = 500
 class LsParams(ToolParams):
     """Arguments of ``ls``."""
 
-    path: str | None = Field(
-        default=None, description="Directory to list (default: current directory)"
-    )
-    limit: int | None = Field(
-        default=None, description="Maximum number of entries to return (default: 500)"
-    )
+    path: str | None = optional("Directory to list (default: current directory)")
+    limit: int | None = optional("Maximum number of entries to return (default: 500)")
 
 
 class LsTool(FileTool[LsParams]):
