@@ -124,14 +124,6 @@ class ClientFileSystem:
         """On the disk."""
         return await self.disk.stat(path)
 
-    async def is_file(self, path: str) -> bool:
-        """On the disk."""
-        return await self.disk.is_file(path)
-
-    async def is_dir(self, path: str) -> bool:
-        """On the disk."""
-        return await self.disk.is_dir(path)
-
     async def access(self, path: str, *, write: bool = False) -> bool:
         """On the disk."""
         return await self.disk.access(path, write=write)

@@ -161,14 +161,6 @@ class EditorFileSystem:
             return FileStat(kind="file", size=size, mtime=time.time())
         return FileStat(kind=disk.kind, size=size, mtime=disk.mtime)
 
-    async def is_file(self, path: str) -> bool:
-        """True for a file the editor holds, else the disk's answer."""
-        return self._view(path) is not None or await self.disk.is_file(path)
-
-    async def is_dir(self, path: str) -> bool:
-        """The disk's answer."""
-        return await self.disk.is_dir(path)
-
     async def access(self, path: str, *, write: bool = False) -> bool:
         """The disk's answer for a file on disk; True for one only the editor holds."""
         if os.path.lexists(path):

@@ -79,14 +79,6 @@ class FileSystem(Protocol):
         """Kind, size and modification time; raises ``FileNotFoundError`` when missing."""
         ...
 
-    async def is_file(self, path: str) -> bool:
-        """Whether ``path`` is a regular file."""
-        ...
-
-    async def is_dir(self, path: str) -> bool:
-        """Whether ``path`` is a directory."""
-        ...
-
     async def access(self, path: str, *, write: bool = False) -> bool:
         """Whether ``path`` exists and is readable (and writable when ``write``)."""
         ...
@@ -144,14 +136,6 @@ class LocalFileSystem:
         elif stat_module.S_ISDIR(result.st_mode):
             kind = "directory"
         return FileStat(kind=kind, size=result.st_size, mtime=result.st_mtime)
-
-    async def is_file(self, path: str) -> bool:
-        """``os.path.isfile``."""
-        return os.path.isfile(path)
-
-    async def is_dir(self, path: str) -> bool:
-        """``os.path.isdir``."""
-        return os.path.isdir(path)
 
     async def access(self, path: str, *, write: bool = False) -> bool:
         """``os.access`` with ``R_OK`` (and ``W_OK``)."""

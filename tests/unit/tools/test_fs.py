@@ -53,12 +53,6 @@ class MemoryFileSystem:
             return FileStat(kind="directory", size=0, mtime=0.0)
         raise FileNotFoundError(errno.ENOENT, "missing", path)
 
-    async def is_file(self, path: str) -> bool:
-        return path in self.files
-
-    async def is_dir(self, path: str) -> bool:
-        return path in self._dirs()
-
     async def access(self, path: str, *, write: bool = False) -> bool:
         return path in self.files
 
