@@ -10,7 +10,6 @@ result ``details`` and read back by pi. Pure; JavaScript string semantics where 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
@@ -114,16 +113,13 @@ def _result(content: str, lines: int, **fields: Any) -> TruncationResult:
     )
 
 
-def _truncate(
-    content: str, max_lines: int, max_bytes: int, cut: Callable[..., TruncationResult]
+def truncate_head(
+    content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
-    """The whole text when it fits both limits, else ``cut(lines, max_lines, max_bytes, ...)``.
-
-    ``cut`` also receives the totals and limits every result carries, as keywords.
-    """
+    """Keep the first lines that fit both limits (file reads: the beginning matters)."""
     total_bytes = utf8_len(content)
     lines = split_lines_for_counting(content)
-    common: dict[str, Any] = {
+    common = {
         "total_lines": len(lines),
         "total_bytes": total_bytes,
         "max_lines": max_lines,
@@ -131,25 +127,6 @@ def _truncate(
     }
     if len(lines) <= max_lines and total_bytes <= max_bytes:
         return _result(content, len(lines), truncated=False, truncated_by=None, **common)
-    return cut(lines, **common)
-
-
-def truncate_head(
-    content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
-) -> TruncationResult:
-    """Keep the first lines that fit both limits (file reads: the beginning matters)."""
-    return _truncate(content, max_lines, max_bytes, _cut_head)
-
-
-def truncate_tail(
-    content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
-) -> TruncationResult:
-    """Keep the last lines that fit both limits (command output: the end matters)."""
-    return _truncate(content, max_lines, max_bytes, _cut_tail)
-
-
-def _cut_head(lines: list[str], **common: Any) -> TruncationResult:
-    max_lines, max_bytes = common["max_lines"], common["max_bytes"]
     if utf8_len(lines[0]) > max_bytes:
         return _result("", 0, truncated_by="bytes", first_line_exceeds_limit=True, **common)
     kept: list[str] = []
@@ -167,8 +144,20 @@ def _cut_head(lines: list[str], **common: Any) -> TruncationResult:
     return _result("\n".join(kept), len(kept), truncated_by=truncated_by, **common)
 
 
-def _cut_tail(lines: list[str], **common: Any) -> TruncationResult:
-    max_lines, max_bytes = common["max_lines"], common["max_bytes"]
+def truncate_tail(
+    content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> TruncationResult:
+    """Keep the last lines that fit both limits (command output: the end matters)."""
+    total_bytes = utf8_len(content)
+    lines = split_lines_for_counting(content)
+    common = {
+        "total_lines": len(lines),
+        "total_bytes": total_bytes,
+        "max_lines": max_lines,
+        "max_bytes": max_bytes,
+    }
+    if len(lines) <= max_lines and total_bytes <= max_bytes:
+        return _result(content, len(lines), truncated=False, truncated_by=None, **common)
     kept: list[str] = []
     used = 0
     truncated_by: TruncatedBy = "lines"
