@@ -14,7 +14,7 @@ Four kinds, each with a policy (``ask``, ``allow``, ``deny``; settings ``permiss
 For ``ask`` an injected asker (the editor, through the daemon) answers ``allowOnce``,
 ``allowSession`` or ``deny``; no answer in time, or no way to ask, means deny. A denial becomes
 the tool call's error result, so the model learns it was refused and the run goes on. The real
-path a write was checked (and maybe asked) for goes to the write itself (``checked_write``),
+path a write was checked (and maybe asked) for goes to the write itself (``fs.write_checked``),
 which refuses a target that changed in between.
 """
 

@@ -1,7 +1,7 @@
 """``EditorFileSystem``: the tools' file system when an editor is attached (decision D6).
 
 - Reads of a file the editor has open return its buffer, unsaved changes included (and the text
-  of an edit the editor accepted but has not reported back yet, see ``overlay``).
+  of an edit the editor accepted but has not reported back yet, see ``in_flight``).
 - Writes to such a file become one ``workspace/applyEdit``: minimal edits against the text the
   tool read, versioned with the version it had, labelled ``pi: <tool>``. A refusal, an error or
   no answer raises ``ToolError`` telling the model to read the file again; nothing is retried and
@@ -128,7 +128,7 @@ class EditorFileSystem:
         """Write through the editor or to the disk, as the module docstring describes.
 
         ``tool`` names the writing tool for the change annotation; by default the name set by
-        ``attribution.tool_scope`` is used.
+        ``in_flight.tool_scope`` is used.
         """
         async with self._locks[uri_key(path_to_uri(path))]:
             snapshot = _take_read(self._uri(path))

@@ -119,7 +119,7 @@ class LocalFileSystem:
     async def write_text(self, path: str, text: str) -> None:
         """Write ``text`` as UTF-8 bytes (no newline translation, in place).
 
-        Exactly where the permission check looked, or nowhere (``checked_write``).
+        Exactly where the permission check looked, or nowhere (:func:`write_checked`).
         """
         write_checked(path, encode_utf8(text))
 
