@@ -113,10 +113,10 @@ def _result(content: str, lines: int, **fields: Any) -> TruncationResult:
     )
 
 
-def truncate_head(
-    content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
-) -> TruncationResult:
-    """Keep the first lines that fit both limits (file reads: the beginning matters)."""
+def _measure(
+    content: str, max_lines: int, max_bytes: int
+) -> tuple[list[str], dict[str, Any], TruncationResult | None]:
+    """The lines as counted, the totals and limits, and the result when nothing is cut."""
     total_bytes = utf8_len(content)
     lines = split_lines_for_counting(content)
     common = {
@@ -126,7 +126,21 @@ def truncate_head(
         "max_bytes": max_bytes,
     }
     if len(lines) <= max_lines and total_bytes <= max_bytes:
-        return _result(content, len(lines), truncated=False, truncated_by=None, **common)
+        return (
+            lines,
+            common,
+            _result(content, len(lines), truncated=False, truncated_by=None, **common),
+        )
+    return lines, common, None
+
+
+def truncate_head(
+    content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> TruncationResult:
+    """Keep the first lines that fit both limits (file reads: the beginning matters)."""
+    lines, common, whole = _measure(content, max_lines, max_bytes)
+    if whole is not None:
+        return whole
     if utf8_len(lines[0]) > max_bytes:
         return _result("", 0, truncated_by="bytes", first_line_exceeds_limit=True, **common)
     kept: list[str] = []
@@ -148,16 +162,9 @@ def truncate_tail(
     content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
     """Keep the last lines that fit both limits (command output: the end matters)."""
-    total_bytes = utf8_len(content)
-    lines = split_lines_for_counting(content)
-    common = {
-        "total_lines": len(lines),
-        "total_bytes": total_bytes,
-        "max_lines": max_lines,
-        "max_bytes": max_bytes,
-    }
-    if len(lines) <= max_lines and total_bytes <= max_bytes:
-        return _result(content, len(lines), truncated=False, truncated_by=None, **common)
+    lines, common, whole = _measure(content, max_lines, max_bytes)
+    if whole is not None:
+        return whole
     kept: list[str] = []
     used = 0
     truncated_by: TruncatedBy = "lines"
