@@ -119,7 +119,7 @@ async def run_in_thread(work: Callable[[threading.Event], T], cancel: asyncio.Ev
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolInvocation:
     """One run of a tool: the abort signal (set once, never cleared) and the partial results.
 
     bash streams its output through ``on_update``.
@@ -325,8 +325,8 @@ class Tool(ABC, Generic[P]):
     ) -> ToolResult:
         """Validate ``args`` and run the tool; failures raise ``ToolError``."""
         params = self.validate(args)
-        return await self.run(params, ToolCall(cancel, on_update))
+        return await self.run(params, ToolInvocation(cancel, on_update))
 
     @abstractmethod
-    async def run(self, params: P, call: ToolCall) -> ToolResult:
+    async def run(self, params: P, call: ToolInvocation) -> ToolResult:
         """Run with validated arguments."""

@@ -24,8 +24,8 @@ from pydantic import Field
 
 from pi_lsp.tools.base import (
     Tool,
-    ToolCall,
     ToolError,
+    ToolInvocation,
     ToolParams,
     ToolResult,
     UpdateCallback,
@@ -150,7 +150,7 @@ class BashTool(Tool[BashParams]):
         """Remove the session's full-output files (the session closed)."""
         self.output_files.remove_all()
 
-    async def run(self, params: BashParams, call: ToolCall) -> ToolResult:
+    async def run(self, params: BashParams, call: ToolInvocation) -> ToolResult:
         """Run the command to its end, abort or timeout."""
         prefix = self.settings.command_prefix
         command = f"{prefix}\n{params.command}" if prefix else params.command

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from pi_lsp.tools.base import ToolCall, ToolError, ToolParams, ToolResult
+from pi_lsp.tools.base import ToolError, ToolInvocation, ToolParams, ToolResult
 from pi_lsp.tools.edit_match import (
     FuzzyView,
     LfView,
@@ -116,7 +116,7 @@ class EditTool(FileTool[EditParams]):
     )
     params_model = EditParams
 
-    async def run(self, params: EditParams, call: ToolCall) -> ToolResult:
+    async def run(self, params: EditParams, call: ToolInvocation) -> ToolResult:
         """Read, replace the one match, write back, report pi's diff details."""
         call.check()
         if not params.edits:
@@ -130,7 +130,7 @@ class EditTool(FileTool[EditParams]):
             raw = await self.fs.read_text(absolute)
         call.check()
         pairs = [(e.oldText, e.newText) for e in params.edits]
-        edited = apply_edits(raw, pairs, path=params.path)
+        edited = apply_replacements(raw, pairs, path=params.path)
         call.check()
         with self.os_errors("open", absolute, "write"):
             await self.fs.write_text(absolute, edited.text)
@@ -188,7 +188,7 @@ class _File:
         return EditOutcome(self.bom + result, self.view.text, result_lf)
 
 
-def apply_edit(raw: str, old_text: str, new_text: str, *, path: str) -> EditOutcome:
+def apply_replacement(raw: str, old_text: str, new_text: str, *, path: str) -> EditOutcome:
     """Replace the single match of ``old_text`` in a file's text; ``ToolError`` on pi's failures."""
     file = _File.of(raw)
     old_lf, new_lf = to_lf(old_text), to_lf(new_text)
@@ -208,14 +208,14 @@ def apply_edit(raw: str, old_text: str, new_text: str, *, path: str) -> EditOutc
     )
 
 
-def apply_edits(raw: str, edits: list[tuple[str, str]], *, path: str) -> EditOutcome:
+def apply_replacements(raw: str, edits: list[tuple[str, str]], *, path: str) -> EditOutcome:
     """Apply ``(oldText, newText)`` pairs, each matched in the original text (pi 1.6.0).
 
-    One pair is :func:`apply_edit`. Several are each located and checked for uniqueness like
+    One pair is :func:`apply_replacement`. Several are each located and checked for uniqueness like
     one (errors name ``edits[i]``), must not overlap, and are spliced in together.
     """
     if len(edits) == 1:
-        return apply_edit(raw, edits[0][0], edits[0][1], path=path)
+        return apply_replacement(raw, edits[0][0], edits[0][1], path=path)
     file = _File.of(raw)
     olds = [to_lf(old) for old, _ in edits]
     for index, old_lf in enumerate(olds):

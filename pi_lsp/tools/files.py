@@ -25,9 +25,10 @@ import os
 
 from pydantic import Field
 
+from pi_lsp.session.jsonl import js_len
 from pi_lsp.tools.base import (
-    ToolCall,
     ToolError,
+    ToolInvocation,
     ToolParams,
     ToolResult,
     optional,
@@ -39,7 +40,6 @@ from pi_lsp.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     format_size,
-    js_len,
     limit_note,
     listing_result,
     truncate_head,
@@ -102,7 +102,7 @@ class ReadTool(FileTool[ReadParams]):
     )
     params_model = ReadParams
 
-    async def run(self, params: ReadParams, call: ToolCall) -> ToolResult:
+    async def run(self, params: ReadParams, call: ToolInvocation) -> ToolResult:
         """Read the file as an image or as text."""
         call.check()
         absolute = await self._resolve_existing(params.path)
@@ -209,7 +209,7 @@ class WriteTool(FileTool[WriteParams]):
     )
     params_model = WriteParams
 
-    async def run(self, params: WriteParams, call: ToolCall) -> ToolResult:
+    async def run(self, params: WriteParams, call: ToolInvocation) -> ToolResult:
         """Create the parent directories, then write the file."""
         call.check()
         absolute = self.resolve(params.path)
@@ -246,7 +246,7 @@ class LsTool(FileTool[LsParams]):
     )
     params_model = LsParams
 
-    async def run(self, params: LsParams, call: ToolCall) -> ToolResult:
+    async def run(self, params: LsParams, call: ToolInvocation) -> ToolResult:
         """List, sort, mark directories, apply the entry and byte limits."""
         call.check()
         directory = self.resolve(params.path or ".")

@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import Field
 
 from pi_lsp.regular_files import read_regular
-from pi_lsp.tools.base import Tool, ToolCall, ToolError, ToolParams, ToolResult, optional
+from pi_lsp.tools.base import Tool, ToolError, ToolInvocation, ToolParams, ToolResult, optional
 from pi_lsp.tools.fs import MAX_READ_BYTES
 from pi_lsp.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -84,7 +84,7 @@ class FindTool(Tool[FindParams]):
     )
     params_model = FindParams
 
-    async def run(self, params: FindParams, call: ToolCall) -> ToolResult:
+    async def run(self, params: FindParams, call: ToolInvocation) -> ToolResult:
         """Walk, match, format with pi's notices."""
         call.check()
         root = search_root(self, params.path)
@@ -140,7 +140,7 @@ class GrepTool(Tool[GrepParams]):
     skip_file: Callable[[str], bool] | None = None
     """Files a directory search must not read (the permission gate's secret files)."""
 
-    async def run(self, params: GrepParams, call: ToolCall) -> ToolResult:
+    async def run(self, params: GrepParams, call: ToolInvocation) -> ToolResult:
         """Search, then format the matches with pi's notices."""
         call.check()
         root = search_root(self, params.path)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
+from pi_lsp.session.jsonl import js_len
 from pi_lsp.tools.base import ToolResult
 
 DEFAULT_MAX_LINES = 2000
@@ -64,11 +65,6 @@ class TruncationResult:
 def utf8_len(text: str) -> int:
     """Bytes of ``text`` in UTF-8 (``Buffer.byteLength``); lone surrogates count as U+FFFD."""
     return len(text.encode("utf-8", "replace"))
-
-
-def js_len(text: str) -> int:
-    """``String.length``: UTF-16 code units."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
 def js_number(value: float) -> str:

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from pi_lsp.devtools.builders import usage
-from pi_lsp.tools.base import Tool, ToolCall, ToolParams, ToolResult
+from pi_lsp.tools.base import Tool, ToolInvocation, ToolParams, ToolResult
 
 USAGE = usage(100, 10)
 
@@ -107,7 +107,7 @@ class SleepTool(Tool[SleepParams]):
     params_model = SleepParams
     finished: ClassVar[list[str]] = []
 
-    async def run(self, params: SleepParams, call: ToolCall) -> ToolResult:
+    async def run(self, params: SleepParams, call: ToolInvocation) -> ToolResult:
         if call.on_update is not None:
             call.on_update(ToolResult.of_text(f"sleeping {params.label}"))
         assert call.cancel is not None
