@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_lsp.edits.verify import edit_intact
+from pi_lsp.edits.diff import edit_intact
 
 BASE = 'v1 = "token1"\nv2 = "token2"\nv3 = "token3"\n'
 EXPECTED = BASE.replace('token2"', 'done2"')

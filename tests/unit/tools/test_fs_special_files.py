@@ -20,8 +20,8 @@ from pi_lsp.regular_files import (
     read_regular_async,
 )
 from pi_lsp.tools import ToolError
+from pi_lsp.tools.files import MAX_IMAGE_BYTES
 from pi_lsp.tools.fs import MAX_READ_BYTES
-from pi_lsp.tools.read import MAX_IMAGE_BYTES
 from tests.unit.tools.conftest import Workspace
 
 QUICK = 10.0
