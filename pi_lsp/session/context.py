@@ -164,15 +164,15 @@ class _Spine:
             ends.append(len(messages))
             edits.append(edits[-1] + (record.type == "context_edit"))
 
-    def truncate(self, length: int) -> None:
-        """Keep ``records[:length]``."""
-        pos = self.pos
-        for record in self.records[length:]:
-            if pos.get(record.id) is not None:
-                del pos[record.id]
-        del self.records[length:]
+    def prefix(self, length: int) -> _Spine:
+        """A new spine holding ``records[:length]`` (nothing is parsed again)."""
+        copy = _Spine([])
+        records = copy.records = self.records[:length]
+        copy.pos = {record.id: index for index, record in enumerate(records)}
         end = self.ends[length]
-        del self.messages[end:], self.ids[end:], self.ends[length + 1 :], self.edits[length + 1 :]
+        copy.messages, copy.ids = self.messages[:end], self.ids[:end]
+        copy.ends, copy.edits = self.ends[: length + 1], self.edits[: length + 1]
+        return copy
 
 
 def _is_root(record: Record) -> bool:
@@ -188,27 +188,30 @@ def _parent(by_id: Mapping[str, Record], record: Record) -> Record | None:
 class ContextBuilder:
     """The model context at any leaf of one session: :func:`build_context`, incrementally.
 
-    Keeps the path it last walked as a :class:`_Spine`. A leaf on it or below it costs the walk
-    from the leaf to the spine plus two list slices: the latest compaction's summary and kept
-    range (built once per compaction) followed by the messages after the compaction. So an
-    append, branching back and forth along a path, and a new turn after branching are cheap
-    whatever the depth. A ``context_edit`` within the context, or settings the index could not
-    inherit (duplicate ids, orphans), take the full projection instead. Every call returns
-    fresh lists; message payloads are shared with the store.
+    Keeps the last few paths it walked as :class:`_Spine` runs, each from where a context
+    starts down to a leaf. A leaf on one of them, or below one, costs the walk from the leaf to
+    the run plus two list slices: the latest compaction's summary and kept range (built once
+    per compaction) followed by the messages after the compaction. So appends, branching back
+    and forth between recent leaves, and new turns after branching are cheap whatever the depth;
+    only entries some context needs are parsed. A ``context_edit`` within the context, or
+    settings the index could not inherit (duplicate ids, orphans), take the full projection
+    instead. Every call returns fresh lists; message payloads are shared with the store.
     """
 
+    MAX_SPINES = 4
+    """Paths kept ready (the least recently used is dropped beyond)."""
     MAX_HEADS = 64
-    """Compactions whose summary + kept range are kept ready (the cache is emptied beyond)."""
+    """Compactions whose summary + kept range are kept ready (all are dropped beyond)."""
 
     def __init__(self, by_id: Mapping[str, Record], reliable: Callable[[], bool]) -> None:
         self._by_id = by_id
         self._reliable = reliable
-        self._spine = _Spine([])
+        self._spines: list[_Spine] = []
         self._heads: dict[str, tuple[list[JsonObject], list[str]]] = {}
 
     def clear(self) -> None:
         """Forget what was walked (the index changed in a way appends do not cover)."""
-        self._spine = _Spine([])
+        self._spines.clear()
         self._heads.clear()
 
     def build(self, leaf_id: str | None) -> SessionContext:
@@ -226,9 +229,8 @@ class ContextBuilder:
             if source is not None:
                 _scan_settings(context, by_id[source])
         if compaction_id is None:
-            self._reach(leaf, None, None)
-            self._ancestor(None, leaf)
-            spine = self._spine
+            spine = self._reach(leaf, None, None)
+            spine, _ = self._ancestor(spine, None, leaf)
             end = spine.pos[leaf.id] + 1
             if spine.edits[end]:
                 _emit(context, project(spine.records[:end]))
@@ -238,10 +240,11 @@ class ContextBuilder:
             return context
         compaction = by_id[compaction_id]
         first_kept = compaction.value.get("firstKeptEntryId")
-        self._reach(leaf, compaction_id, first_kept)
-        self._ancestor(compaction_id, leaf)
-        kept = self._ancestor(first_kept, compaction) if isinstance(first_kept, str) else None
-        spine = self._spine
+        spine = self._reach(leaf, compaction_id, first_kept)
+        spine, _ = self._ancestor(spine, compaction_id, leaf)
+        kept = None
+        if isinstance(first_kept, str):
+            spine, kept = self._ancestor(spine, first_kept, compaction)
         at = spine.pos[compaction_id]
         kept_from = spine.pos[kept.id] if kept is not None else None
         end = spine.pos[leaf.id] + 1
@@ -250,14 +253,14 @@ class ContextBuilder:
             records = [compaction, *(r for r in kept_records if not is_system(r))]
             _emit(context, project([*records, *spine.records[at + 1 : end]]))
             return context
-        messages, ids = self._head(compaction, kept_from)
+        messages, ids = self._head(spine, compaction, kept_from)
         low, high = spine.ends[at + 1], spine.ends[end]
         context.messages = messages + spine.messages[low:high]
         context.entry_ids = ids + spine.ids[low:high]
         return context
 
     def _head(
-        self, compaction: Record, kept_from: int | None
+        self, spine: _Spine, compaction: Record, kept_from: int | None
     ) -> tuple[list[JsonObject], list[str]]:
         """The compaction's messages, then those of its kept range (no system, no compaction)."""
         head = self._heads.get(compaction.id)
@@ -265,7 +268,6 @@ class ContextBuilder:
             return head
         messages = list(entry_messages(compaction))
         ids = [compaction.id] * len(messages)
-        spine = self._spine
         if kept_from is not None:
             for record in spine.records[kept_from : spine.pos[compaction.id]]:
                 if record.type == "compaction" or is_system(record):
@@ -278,22 +280,31 @@ class ContextBuilder:
         self._heads[compaction.id] = (messages, ids)
         return messages, ids
 
-    def _reach(self, leaf: Record, compaction_id: str | None, first_kept: object) -> None:
-        """Put ``leaf`` on the spine, walking up to the spine or to where its context starts.
+    def _reach(self, leaf: Record, compaction_id: str | None, first_kept: object) -> _Spine:
+        """A spine holding ``leaf``, now the most recent one.
 
-        The context starts at the compaction's first kept entry (found above the compaction),
-        at the compaction itself when that entry names it, or at a root.
+        Walks up from the leaf to a spine or to where its context starts: the compaction's first
+        kept entry (found above the compaction), the compaction itself when that entry is not
+        above it, or a root. Joining a spine at its last entry extends it; joining it higher up
+        starts a new spine with the shared part copied, so the other branch stays ready.
         """
-        spine = self._spine
-        if spine.at(leaf) is not None or self._above(leaf):
-            return
+        spines = self._spines
+        for index, spine in enumerate(spines):
+            if spine.at(leaf) is not None:
+                if index:
+                    spines.insert(0, spines.pop(index))
+                return spine
         by_id = self._by_id
         new: list[Record] = []
         current: Record | None = leaf
-        joined = None
+        joined: tuple[_Spine, int] | None = None
         passed = False
         while current is not None:
-            joined = spine.at(current)
+            for spine in spines:
+                at = spine.at(current)
+                if at is not None:
+                    joined = (spine, at)
+                    break
             if joined is not None:
                 break
             new.append(current)
@@ -305,51 +316,33 @@ class ContextBuilder:
             current = _parent(by_id, current)
         new.reverse()
         if joined is None:
-            self._spine = _Spine(new)
+            spine = _Spine(new)
         else:
-            spine.truncate(joined + 1)
+            spine, at = joined
+            spines.remove(spine)
+            if at + 1 < len(spine.records):
+                spines.insert(0, spine)  # the branch left behind stays ready
+                spine = spine.prefix(at + 1)
             spine.extend(new)
+        spines.insert(0, spine)
+        del spines[self.MAX_SPINES :]
+        return spine
 
-    def _above(self, record: Record) -> bool:
-        """Extend the spine up to ``record`` if it is an ancestor of the spine's first entry.
+    def _ancestor(
+        self, spine: _Spine, entry_id: str | None, below: Record
+    ) -> tuple[_Spine, Record | None]:
+        """The ancestor ``entry_id`` of spine entry ``below`` (None: the root), on the spine.
 
-        ``depth`` says how far up to look; it only saves walks (a record shared with another
-        store may carry that store's depth), and the landing entry is checked by identity.
+        Extends the spine upwards (replacing it) when the entry lies above its first record;
+        None when the entry is not an ancestor.
         """
-        spine = self._spine
-        if not spine.records:
-            return False
-        first = spine.records[0]
-        steps = first.depth - record.depth
-        if steps <= 0:
-            return False
-        up: list[Record] = []
-        current: Record | None = first
-        for _ in range(steps):
-            current = _parent(self._by_id, current) if current is not None else None
-            if current is None:
-                return False
-            up.append(current)
-        if current is not record:
-            return False
-        up.reverse()
-        self._spine = _Spine([*up, *spine.records])
-        return True
-
-    def _ancestor(self, entry_id: str | None, below: Record) -> Record | None:
-        """The ancestor ``entry_id`` of spine entry ``below`` (None: the root), now on the spine.
-
-        Extends the spine upwards when the entry lies above its first record; None when the
-        entry is not an ancestor.
-        """
-        spine = self._spine
         limit = spine.pos[below.id]
         at = spine.pos.get(entry_id) if entry_id is not None else None
         if at is not None:
-            return spine.records[at] if at <= limit else None
+            return spine, (spine.records[at] if at <= limit else None)
         first = spine.records[0]
         if entry_id is None and _is_root(first):
-            return first
+            return spine, first
         up: list[Record] = []
         current: Record | None = first
         while current is not None and not _is_root(current):
@@ -360,9 +353,8 @@ class ContextBuilder:
             if current.id == entry_id:
                 break
         if not up:
-            return None
+            return spine, None
         up.reverse()
-        self._spine = _Spine([*up, *spine.records])
-        if entry_id is None:
-            return up[0]
-        return up[0] if up[0].id == entry_id else None
+        grown = _Spine([*up, *spine.records])
+        self._spines[self._spines.index(spine)] = grown
+        return grown, (up[0] if entry_id is None or up[0].id == entry_id else None)

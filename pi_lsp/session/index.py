@@ -54,7 +54,6 @@ class SessionIndex:
             base = parent_record.settings if parent_record is not None else None
             if parent_record is not None:
                 record.parent_id = parent_record.id  # share one string object per id
-                record.depth = parent_record.depth + 1
         record.settings = inherit_settings(record, base) if base is not None else None
         if previous is not None:
             self.settings_reliable = False

@@ -44,9 +44,6 @@ class Record(msgspec.Struct, gc=False, repr_omit_defaults=True):
     settings: Settings | None = None
     """Ids of the thinking-level, model and compaction entries in force here; set by the store
     when it indexes the record, None when unknown (the context then walks the path)."""
-    depth: int = 0
-    """Entries above this one on its path (0 for a root); set with ``settings`` and meaningful
-    only where they are not None."""
 
     @classmethod
     def from_value(cls, value: JsonObject, raw: bytes, line: int = 0) -> Record:
