@@ -32,9 +32,8 @@ from pi_lsp.compaction import (
     find_cut_point,
     prepare_compaction,
 )
-from pi_lsp.compaction.encodings import get_encoding
 from pi_lsp.compaction.prepare import last_compaction_index
-from pi_lsp.compaction.tokens import countable
+from pi_lsp.compaction.tokens import countable, get_encoding
 from pi_lsp.session import SessionStore
 from pi_lsp.session.records import Record
 
@@ -122,7 +121,7 @@ def load_ms(name: str) -> float:
     """Time to load an encoding in a fresh process (offline, from litellm's files)."""
     code = (
         "import sys, time; sys.path.insert(0, sys.argv[2]); "
-        "from pi_lsp.compaction.encodings import get_encoding; "
+        "from pi_lsp.compaction.tokens import get_encoding; "
         "t = time.perf_counter(); get_encoding(sys.argv[1]); print(time.perf_counter() - t)"
     )
     root = str(Path(__file__).resolve().parents[1])

@@ -19,7 +19,7 @@ from typing import Any
 from pi_lsp.agent.factory import AgentOptions, create_agent_session, resolve
 from pi_lsp.agent.models import ModelRef
 from pi_lsp.agent.permissions import Asker, PermissionGate
-from pi_lsp.compaction.entry_messages import text_of
+from pi_lsp.compaction.cut_point import text_of
 from pi_lsp.context import ProjectContextCache
 from pi_lsp.daemon.live_session import EventSink, LiveSession
 from pi_lsp.daemon.turn_lock import TurnLock
