@@ -149,20 +149,31 @@ class _Spine:
         index = self.pos.get(record.id)
         return index if index is not None and self.records[index] is record else None
 
-    def extend(self, records: Iterable[Record]) -> None:
+    def extend(self, records: list[Record]) -> None:
         """Append root-first records whose first one is a child of the last one."""
         pos, messages, ids, ends, edits = self.pos, self.messages, self.ids, self.ends, self.edits
         at = len(self.records)
+        self.records.extend(records)
+        count = len(messages)
+        edited = edits[-1]
         for record in records:
-            self.records.append(record)
             entry_id = record.id
             pos[entry_id] = at
             at += 1
-            for message in entry_messages(record):
-                messages.append(message)
+            kind = record.type
+            message = record.value.get("message") if kind == "message" else None
+            if isinstance(message, dict) and message.get("content") is not None:
+                messages.append(message)  # the common case, as entry_messages would return it
                 ids.append(entry_id)
-            ends.append(len(messages))
-            edits.append(edits[-1] + (record.type == "context_edit"))
+                count += 1
+            else:
+                for message in entry_messages(record):
+                    messages.append(message)
+                    ids.append(entry_id)
+                    count += 1
+                edited += kind == "context_edit"
+            ends.append(count)
+            edits.append(edited)
 
     def prefix(self, length: int) -> _Spine:
         """A new spine holding ``records[:length]`` (nothing is parsed again)."""
@@ -294,26 +305,29 @@ class ContextBuilder:
                 if index:
                     spines.insert(0, spines.pop(index))
                 return spine
-        by_id = self._by_id
+        get = self._by_id.get
         new: list[Record] = []
+        append = new.append
         current: Record | None = leaf
         joined: tuple[_Spine, int] | None = None
         passed = False
         while current is not None:
-            for spine in spines:
-                at = spine.at(current)
-                if at is not None:
-                    joined = (spine, at)
+            if spines:
+                for spine in spines:
+                    at = spine.at(current)
+                    if at is not None:
+                        joined = (spine, at)
+                        break
+                if joined is not None:
                     break
-            if joined is not None:
-                break
-            new.append(current)
+            append(current)
             entry_id = current.id
+            parent = current.parent_id
             if entry_id == compaction_id:
                 passed = True
-            if _is_root(current) or (passed and entry_id == first_kept):
+            if parent is None or parent == entry_id or (passed and entry_id == first_kept):
                 break
-            current = _parent(by_id, current)
+            current = get(parent)
         new.reverse()
         if joined is None:
             spine = _Spine(new)
