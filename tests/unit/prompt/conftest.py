@@ -1,4 +1,4 @@
-"""Fixtures for the context tests: file trees, real git, and genuinely unreadable files."""
+"""Fixtures for the prompt tests: file trees, real git, and genuinely unreadable files."""
 
 from __future__ import annotations
 

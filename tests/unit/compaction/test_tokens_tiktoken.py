@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.compaction import CHARS4, TiktokenEstimator, estimator_for
-from pi_lsp.compaction.encodings import bundled_bpe_dir, encoding_name_for_model
+from pi_lsp.compaction.tokens import bundled_bpe_dir, encoding_name_for_model
 from tests.unit.compaction.helpers import assistant, call, tool_result, user
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -64,7 +64,7 @@ def test_tiktoken_counts_the_same_text_as_chars4() -> None:
 
 
 def estimate_encoding(name: str) -> object:
-    from pi_lsp.compaction.encodings import get_encoding
+    from pi_lsp.compaction.tokens import get_encoding
 
     return get_encoding(name)
 

@@ -1,19 +1,78 @@
-"""Which file of a directory is its context file, and how its bytes become text (decision D3).
+"""The few file-system calls the prompt loaders make, and which file of a directory counts.
 
-Per directory the candidates are tried in a fixed order and only regular files count (symbolic
-links are followed), so a directory named ``AGENTS.md`` is passed over. Problems with a
-candidate (a dangling link, a link loop, no access) become warnings naming the path; they never
-stop the search. This module only stats; reading is the loader's job.
+Every stat and read of the loaders goes through a :class:`ContextFs`, so the per-cwd cache can
+record what a load looked at and serve unchanged files without reading them again, and tests
+can count reads. Path strings are used throughout (no ``Path`` objects) because the loader's
+paths are lexical and compared as strings.
+
+Per directory the context-file candidates are tried in a fixed order and only regular files
+count (symbolic links are followed), so a directory named ``AGENTS.md`` is passed over.
+Problems with a candidate (a dangling link, a link loop, no access) become warnings naming the
+path; they never stop the search (decision D3). Candidates are only stat-ed here; reading is the
+loader's job.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterator
+from typing import Protocol
 
-from pi_lsp.context.fs import ContextFs, describe_os_error
-from pi_lsp.context.models import ContextWarning
+from pi_lsp.prompt.models import ContextWarning
+from pi_lsp.regular_files import MiB, read_regular
+
+MAX_CONTEXT_FILE_BYTES = 8 * MiB
+"""A context file (AGENTS.md, SYSTEM.md, git metadata) larger than this is not read."""
+
+
+class ContextFs(Protocol):
+    """Stat and read, raising :class:`OSError` as the ``os`` functions do."""
+
+    def stat(self, path: str) -> os.stat_result:
+        """``os.stat``: follows symbolic links."""
+        ...
+
+    def lstat(self, path: str) -> os.stat_result:
+        """``os.lstat``: does not follow a final symbolic link."""
+        ...
+
+    def read_bytes(self, path: str) -> bytes:
+        """The whole content of a file."""
+        ...
+
+
+class LocalFs:
+    """The real file system."""
+
+    def stat(self, path: str) -> os.stat_result:
+        """``os.stat``: follows symbolic links."""
+        return os.stat(path)
+
+    def lstat(self, path: str) -> os.stat_result:
+        """``os.lstat``: does not follow a final symbolic link."""
+        return os.lstat(path)
+
+    def read_bytes(self, path: str) -> bytes:
+        """The whole content of a regular file (a FIFO or device is an error, never a hang)."""
+        return read_regular(path, MAX_CONTEXT_FILE_BYTES)
+
+
+def stat_or_none(fs: ContextFs, path: str) -> os.stat_result | None:
+    """``fs.stat(path)``, or None when nothing usable is there (missing, loop, no access)."""
+    try:
+        return fs.stat(path)
+    except (OSError, ValueError):
+        return None
+
+
+def describe_os_error(exc: OSError) -> str:
+    """A short reason for an :class:`OSError`, naming symbolic-link loops plainly."""
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop"
+    return exc.strerror or str(exc)
+
 
 CANDIDATE_NAMES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
 """Per-directory order of context file names (pi v0.84.1); the first usable one wins."""

@@ -6,8 +6,8 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from pi_lsp.context import ProjectContextCache
-from pi_lsp.context.fs import LocalFs
+from pi_lsp.prompt import PromptSourcesCache
+from pi_lsp.prompt.fs import LocalFs
 
 
 class CountingFs(LocalFs):
@@ -31,7 +31,7 @@ def bump(path: Path, text: str) -> None:
 def test_unchanged_disk_returns_the_same_value_without_reading(root: Path, write_tree) -> None:
     write_tree({"agent/AGENTS.md": "g", "p/AGENTS.md": "p", "p/.pi/SYSTEM.md": "custom"})
     fs = CountingFs()
-    cache = ProjectContextCache(fs=fs)
+    cache = PromptSourcesCache(fs=fs)
     first = cache.get(root / "p", root / "agent")
     reads_after_first = sum(fs.reads.values())
     assert reads_after_first == 3
@@ -43,7 +43,7 @@ def test_unchanged_disk_returns_the_same_value_without_reading(root: Path, write
 def test_an_edited_file_is_seen_and_only_it_is_read_again(root: Path, write_tree) -> None:
     write_tree({"agent/AGENTS.md": "global", "AGENTS.md": "top", "p/AGENTS.md": "before"})
     fs = CountingFs()
-    cache = ProjectContextCache(fs=fs)
+    cache = PromptSourcesCache(fs=fs)
     cache.get(root / "p", root / "agent")
     bump(root / "p/AGENTS.md", "after!")
     context = cache.get(root / "p", root / "agent")
@@ -55,7 +55,7 @@ def test_an_edited_file_is_seen_and_only_it_is_read_again(root: Path, write_tree
 
 def test_same_size_edit_is_seen(root: Path, write_tree) -> None:
     write_tree({"p/AGENTS.md": "aaaa"})
-    cache = ProjectContextCache()
+    cache = PromptSourcesCache()
     cache.get(root / "p", root / "agent")
     bump(root / "p/AGENTS.md", "bbbb")
     assert [f.content for f in cache.get(root / "p", root / "agent").files] == ["bbbb"]
@@ -63,7 +63,7 @@ def test_same_size_edit_is_seen(root: Path, write_tree) -> None:
 
 def test_a_new_file_anywhere_on_the_walk_is_seen(root: Path, write_tree) -> None:
     write_tree({"a/b/AGENTS.md": "b"})
-    cache = ProjectContextCache()
+    cache = PromptSourcesCache()
     assert len(cache.get(root / "a/b", root / "agent").files) == 1
     (root / "a/CLAUDE.md").write_text("new in a parent")
     (root / "a/b/AGENTS.override.md").write_text("new override")
@@ -73,7 +73,7 @@ def test_a_new_file_anywhere_on_the_walk_is_seen(root: Path, write_tree) -> None
 
 def test_a_deleted_file_disappears_and_a_new_global_file_appears(root: Path, write_tree) -> None:
     write_tree({"p/AGENTS.md": "p", "agent/": ""})
-    cache = ProjectContextCache()
+    cache = PromptSourcesCache()
     cache.get(root / "p", root / "agent")
     (root / "p/AGENTS.md").unlink()
     (root / "agent/AGENTS.md").write_text("global")
@@ -83,7 +83,7 @@ def test_a_deleted_file_disappears_and_a_new_global_file_appears(root: Path, wri
 
 def test_system_files_are_revalidated_too(root: Path, write_tree) -> None:
     write_tree({"agent/APPEND_SYSTEM.md": "global append", "p/": ""})
-    cache = ProjectContextCache()
+    cache = PromptSourcesCache()
     assert cache.get(root / "p", root / "agent").system.append_text == "global append"
     write_tree({"p/.pi/APPEND_SYSTEM.md": ""})
     assert cache.get(root / "p", root / "agent").system.append_text is None
@@ -92,7 +92,7 @@ def test_system_files_are_revalidated_too(root: Path, write_tree) -> None:
 def test_each_cwd_has_its_own_entry_and_invalidate_forgets(root: Path, write_tree) -> None:
     write_tree({"p/AGENTS.md": "p", "q/AGENTS.md": "q"})
     fs = CountingFs()
-    cache = ProjectContextCache(fs=fs)
+    cache = PromptSourcesCache(fs=fs)
     p_context = cache.get(root / "p", root / "agent")
     q_context = cache.get(root / "q", root / "agent")
     assert [f.content for f in p_context.files] == ["p"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.context import ContextFilesReport
+from pi_lsp.prompt import ContextFilesReport
 
 
 @pytest.fixture

@@ -6,16 +6,16 @@ import re
 from datetime import date
 from pathlib import Path
 
-from pi_lsp.context import (
+from pi_lsp.prompt import (
     BUILTIN_TOOL_SUMMARIES,
     ContextFile,
     ToolSummary,
     assemble_system_prompt,
     build_system_prompt,
     builtin_tool_summaries,
-    load_project_context,
+    load_prompt_sources,
 )
-from pi_lsp.context.system_prompt import IDENTITY, tool_guidelines
+from pi_lsp.prompt.system_prompt import IDENTITY, tool_guidelines
 
 DAY = date(2025, 9, 15)
 FILES = (
@@ -125,7 +125,7 @@ def test_build_from_a_loaded_project(root: Path, write_tree) -> None:
             "agent/APPEND_SYSTEM.md": "Global append.",
         }
     )
-    context = load_project_context(root / "p", root / "agent")
+    context = load_prompt_sources(root / "p", root / "agent")
     prompt = build_system_prompt(context, today=DAY)
     assert prompt.startswith("Custom base.\n\nGlobal append.\n\n<project_context>")
     tags = re.findall(r'<project_instructions path="([^"]*)">', prompt)

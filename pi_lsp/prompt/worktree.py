@@ -13,9 +13,8 @@ import os
 import stat
 from dataclasses import dataclass
 
-from pi_lsp.context.candidates import first_candidate_name
-from pi_lsp.context.fs import ContextFs, describe_os_error, stat_or_none
-from pi_lsp.context.models import ContextWarning
+from pi_lsp.prompt.fs import ContextFs, describe_os_error, first_candidate_name, stat_or_none
+from pi_lsp.prompt.models import ContextWarning
 
 _GITDIR_PREFIX = "gitdir:"
 

@@ -6,16 +6,54 @@ guidelines that depend on which tools are active; the ``APPEND_SYSTEM.md`` text;
 load order; and last the current date and working directory. A non-empty ``SYSTEM.md`` replaces
 the first three sections. The wording is pi_lsp's own; only the structure follows pi. Pure: the
 caller supplies everything, including today's date in tests.
+
+Tools come in as ``(name, one_line_description)`` pairs so that the builder never depends on
+the tools package; that package can import :data:`BUILTIN_TOOL_SUMMARIES` to describe pi's
+seven built-in tools the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import date
+from typing import NamedTuple
 
-from pi_lsp.context.models import ContextFile
-from pi_lsp.context.project import ProjectContext
-from pi_lsp.context.tool_summaries import builtin_tool_summaries
+from pi_lsp.prompt.models import ContextFile
+from pi_lsp.prompt.sources import PromptSources
+
+
+class ToolSummary(NamedTuple):
+    """A tool as the system prompt lists it."""
+
+    name: str
+    """The tool name the model calls (pi's names: ``read``, ``bash``, ...)."""
+    description: str
+    """One line saying what the tool does."""
+
+
+BUILTIN_TOOL_SUMMARIES: dict[str, str] = {
+    "read": "Read a file's contents (text, or an image for pictures)",
+    "bash": "Run a shell command in the working directory and see its output",
+    "edit": "Replace one exact piece of text in a file with new text",
+    "write": "Create a file, or overwrite one completely",
+    "grep": "Search file contents for a pattern (honours .gitignore)",
+    "find": "Find files by glob pattern (honours .gitignore)",
+    "ls": "List the entries of a directory",
+}
+"""pi's built-in tools (spec §9) and how the prompt describes each."""
+
+DEFAULT_ACTIVE_TOOLS = ("read", "bash", "edit", "write")
+"""The tools active unless configured otherwise, as in pi."""
+
+
+def builtin_tool_summaries(names: Iterable[str] = DEFAULT_ACTIVE_TOOLS) -> tuple[ToolSummary, ...]:
+    """Summaries of the named built-in tools, in the given order.
+
+    Raises:
+        KeyError: a name that is not one of pi's built-in tools.
+    """
+    return tuple(ToolSummary(name, BUILTIN_TOOL_SUMMARIES[name]) for name in names)
+
 
 IDENTITY = (
     "You are an expert coding assistant working inside pi_lsp, a coding agent built into the "
@@ -27,7 +65,7 @@ _SEARCH_TOOLS = ("grep", "find", "ls")
 
 
 def build_system_prompt(
-    context: ProjectContext,
+    context: PromptSources,
     *,
     tools: Sequence[tuple[str, str]] = builtin_tool_summaries(),
     extra_guidelines: Sequence[str] = (),

@@ -1,7 +1,7 @@
 """Data shapes of project context: loaded files, warnings, and the ``context files`` report.
 
 These are pydantic models so that a later step can generate JSON Schemas for the wire and CLI
-output from them. They only describe data; loading lives in :mod:`pi_lsp.context.agents_md`.
+output from them. They only describe data; loading lives in :mod:`pi_lsp.prompt.files`.
 """
 
 from __future__ import annotations

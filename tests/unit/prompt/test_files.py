@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pi_lsp.context import load_context_files
-from pi_lsp.context.agents_md import ContextLoad
+from pi_lsp.prompt import load_context_files
+from pi_lsp.prompt.files import ContextLoad
 
 
 def listing(loaded: ContextLoad, root: Path) -> list[tuple[str, str]]:

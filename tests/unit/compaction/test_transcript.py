@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from pi_lsp.compaction import serialize_conversation, serialize_messages
-from pi_lsp.compaction.js import js_number, js_stringify, utf16_prefix
-from pi_lsp.compaction.serialize import truncate_for_summary
+from pi_lsp.compaction.transcript import js_number, js_stringify, truncate_for_summary, utf16_prefix
 from tests.unit.compaction.helpers import assistant, call, tool_result, user
 
 

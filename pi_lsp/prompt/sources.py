@@ -1,11 +1,16 @@
-"""A per-cwd cache of project context, revalidated with ``stat`` before each turn.
+"""Everything the system prompt needs from disk for one cwd (:class:`PromptSources`), cached.
 
-A load records every path it stat-ed and what it saw (type, inode, device, size, mtime and ctime in
-nanoseconds, or the error). :meth:`ProjectContextCache.get` re-stats exactly those paths: if nothing
-changed it returns the previous value without reading a byte; otherwise it loads again, and only
-files whose signature changed are read from disk; unchanged ones come from memory. So an edited
-``AGENTS.md`` is seen on the next turn, and a new one appearing in any directory the walk looked at
-is noticed because its missing-file probe now succeeds.
+One call bundles the context files and the ``SYSTEM.md`` / ``APPEND_SYSTEM.md`` lookup
+(:mod:`pi_lsp.prompt.files`) into one immutable value that the cache stores and the prompt
+builder consumes.
+
+The per-cwd cache is revalidated with ``stat`` before each turn. A load records every path it
+stat-ed and what it saw (type, inode, device, size, mtime and ctime in nanoseconds, or the
+error). :meth:`PromptSourcesCache.get` re-stats exactly those paths: if nothing changed it
+returns the previous value without reading a byte; otherwise it loads again, and only files
+whose signature changed are read from disk; unchanged ones come from memory. So an edited
+``AGENTS.md`` is seen on the next turn, and a new one appearing in any directory the walk looked
+at is noticed because its missing-file probe now succeeds.
 """
 
 from __future__ import annotations
@@ -16,9 +21,46 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_lsp.context.agents_md import resolve_dirs
-from pi_lsp.context.fs import ContextFs, LocalFs
-from pi_lsp.context.project import ProjectContext, load_project_context
+from pi_lsp.prompt.files import SystemFiles, load_context_files, load_system_files, resolve_dirs
+from pi_lsp.prompt.fs import ContextFs, LocalFs
+from pi_lsp.prompt.models import ContextFile, ContextWarning
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSources:
+    """The project context of one cwd at one moment."""
+
+    cwd: str
+    """Absolute working directory (lexical)."""
+    agent_dir: str
+    """Absolute agent dir the global files came from."""
+    files: tuple[ContextFile, ...]
+    """Context files in prompt order."""
+    system: SystemFiles
+    """The ``SYSTEM.md`` / ``APPEND_SYSTEM.md`` in effect."""
+    warnings: tuple[ContextWarning, ...]
+    """Every problem met while loading, context files first."""
+
+
+def load_prompt_sources(
+    cwd: str | os.PathLike[str],
+    agent_dir: str | os.PathLike[str] | None = None,
+    *,
+    fs: ContextFs | None = None,
+) -> PromptSources:
+    """Load context files and prompt files for ``cwd``; never raises for file problems."""
+    fs = LocalFs() if fs is None else fs
+    cwd_path, agent_path = resolve_dirs(cwd, agent_dir)
+    loaded = load_context_files(cwd_path, agent_path, fs=fs)
+    system = load_system_files(cwd_path, agent_path, fs=fs)
+    return PromptSources(
+        cwd=cwd_path,
+        agent_dir=agent_path,
+        files=loaded.files,
+        system=system,
+        warnings=loaded.warnings + system.warnings,
+    )
+
 
 _StatKind = Literal["stat", "lstat"]
 _Probe = tuple[_StatKind, str]
@@ -34,12 +76,12 @@ class _Content:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    context: ProjectContext
+    context: PromptSources
     probes: Mapping[_Probe, _Signature]
     contents: Mapping[str, _Content]
 
 
-class ProjectContextCache:
+class PromptSourcesCache:
     """Project context per ``(cwd, agent dir)``, cheap to ask for again before every turn.
 
     Safe to share between threads: one lock guards the table (loads are short).
@@ -52,7 +94,7 @@ class ProjectContextCache:
 
     def get(
         self, cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None = None
-    ) -> ProjectContext:
+    ) -> PromptSources:
         """The current project context of ``cwd``, reusing whatever did not change on disk."""
         key = resolve_dirs(cwd, agent_dir)
         with self._lock:
@@ -60,7 +102,7 @@ class ProjectContextCache:
             if entry is not None and self._unchanged(entry):
                 return entry.context
             recorder = _RecordingFs(self._fs, {} if entry is None else entry.contents)
-            context = load_project_context(key[0], key[1], fs=recorder)
+            context = load_prompt_sources(key[0], key[1], fs=recorder)
             self._entries[key] = _Entry(context, recorder.probes, recorder.contents)
             return context
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_lsp.context import load_system_files
+from pi_lsp.prompt import load_system_files
 
 
 def test_project_files_win_over_the_agent_dir(root: Path, write_tree) -> None:

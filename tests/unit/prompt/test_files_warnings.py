@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.context import load_context_files, load_project_context
+from pi_lsp.prompt import load_context_files, load_prompt_sources
 
 
 def messages_about(loaded, path: Path) -> list[str]:
@@ -99,7 +99,7 @@ def test_unreadable_system_file_falls_back_to_the_agent_dir(
     write_tree({"agent/SYSTEM.md": "global prompt", "p/.pi/": ""})
     bad = root / "p/.pi/SYSTEM.md"
     make_unreadable(bad)
-    context = load_project_context(root / "p", root / "agent")
+    context = load_prompt_sources(root / "p", root / "agent")
     assert context.system.custom_prompt == "global prompt"
     assert [w.path for w in context.warnings] == [str(bad)]
 

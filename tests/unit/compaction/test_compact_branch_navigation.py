@@ -17,7 +17,7 @@ from pi_lsp.compaction import (
     navigate_tree,
     prepare_branch_entries,
 )
-from pi_lsp.compaction.prompts import BRANCH_INSTRUCTIONS, BRANCH_PREAMBLE, SYSTEM_PROMPT
+from pi_lsp.compaction.summarize import BRANCH_INSTRUCTIONS, BRANCH_PREAMBLE, SYSTEM_PROMPT
 from pi_lsp.session import EntryNotFoundError, SessionStore
 from tests.unit.compaction.helpers import (
     Clock,
