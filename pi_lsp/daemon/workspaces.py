@@ -21,10 +21,10 @@ from pi_lsp.agent.factory import AgentOptions, create_agent_session, resolve
 from pi_lsp.agent.llm import PROVIDER_KEY_ENV, load_litellm
 from pi_lsp.agent.models import ModelRef
 from pi_lsp.agent.permissions import Asker, PermissionGate
-from pi_lsp.compaction.entry_messages import text_of
-from pi_lsp.context import ProjectContextCache
+from pi_lsp.compaction.cut_point import text_of
 from pi_lsp.daemon.concurrency import TurnLock, spawn
 from pi_lsp.daemon.live_session import EventSink, LiveSession
+from pi_lsp.prompt import PromptSourcesCache
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
 from pi_lsp.session.listing import SessionLister
@@ -73,7 +73,7 @@ class Workspaces:
         self._fs_factory = fs_factory
         self._asker_factory = asker_factory
         self.agent_dir = agent or agent_dir()
-        self.project = ProjectContextCache()
+        self.project = PromptSourcesCache()
         self.lister = SessionLister()
         self.overrides: dict[str, Any] = {}
         self.folders: dict[str, Folder] = {}
