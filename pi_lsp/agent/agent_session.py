@@ -305,12 +305,17 @@ class AgentSession:
         )
 
     def set_model(self, model: ModelInfo) -> None:
-        """Switch model (recorded as ``model_change``); the thinking level is re-clamped."""
+        """Switch model (recorded as ``model_change``), then the thinking level as pi 1.6.0.
+
+        The model's ``modelThinkingLevels`` entry, else ``defaultThinkingLevel``, else the
+        current level; clamped to the model.
+        """
         self.model = model
         current = self.store.context().model
         if current != {"provider": model.ref.provider, "modelId": model.ref.model_id}:
             self.store.append_model_change(model.ref.provider, model.ref.model_id)
-        self.set_thinking_level(self.thinking_level)
+        level = self.config.settings.thinking_level_for(model.ref.provider, model.ref.model_id)
+        self.set_thinking_level(level or self.thinking_level)
 
     def set_thinking_level(self, level: ThinkingLevel) -> None:
         """Change the thinking level (recorded only when the effective level changes)."""
@@ -329,8 +334,14 @@ class AgentSession:
         return self.model
 
     def compaction_settings(self) -> CompactionSettings:
-        """The compaction settings in force (``settings.compaction``)."""
-        return self.config.settings.compaction
+        """The compaction settings in force (``settings.compaction``, the model's overrides)."""
+        compaction = self.config.settings.compaction
+        model = self.model
+        return (
+            compaction
+            if model is None
+            else compaction.for_model(model.ref.provider, model.ref.model_id)
+        )
 
     async def _exclusive(self, work: Coroutine[object, None, None]) -> None:
         self._idle.clear()
@@ -345,7 +356,8 @@ class AgentSession:
 
     async def _prompt_run(self, model: ModelInfo, message: JsonObject) -> None:
         abort, summary = self._abort, self.config.summary_model
-        run = RunValues(self.config.settings, model, abort, lambda: summary(model, abort))
+        settings = self.config.settings.for_model(model.ref.provider, model.ref.model_id)
+        run = RunValues(settings, model, abort, lambda: summary(model, abort))
         self._run = run
         self._record_settings(model)
         await self._maintenance.threshold(run)

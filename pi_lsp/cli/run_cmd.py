@@ -47,7 +47,7 @@ async def _main(args: argparse.Namespace) -> int:
     from pi_lsp.daemon.turn_lock import SessionBusyError, TurnLock
     from pi_lsp.session import SessionFileError, SessionStore
     from pi_lsp.session.branching import continue_recent
-    from pi_lsp.session.paths import agent_dir
+    from pi_lsp.session.paths import agent_dir, session_dir
     from pi_lsp.settings import load_settings
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
@@ -58,9 +58,9 @@ async def _main(args: argparse.Namespace) -> int:
         if args.session is not None:
             store = SessionStore.open(args.session)
         elif args.resume:
-            store = continue_recent(cwd)
+            store = continue_recent(cwd, configured=settings.sessionDir)
         else:
-            store = SessionStore.create(cwd)
+            store = SessionStore.create(cwd, directory=session_dir(cwd, None, settings.sessionDir))
     except SessionFileError as exc:
         raise CommandError(str(exc)) from None
     # The daemon's turn lock: a daemon turn on this file and this one never interleave.

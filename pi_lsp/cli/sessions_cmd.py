@@ -73,8 +73,12 @@ def open_session_file(path: Path) -> SessionStore:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from pi_lsp.settings import load_settings
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    folder = load_settings(cwd)[0].sessionDir  # pi's sessionDir setting (problems: `run` says them)
     lister = SessionLister()
-    infos = lister.list_all(agent_dir()) if args.all else lister.list_cwd(args.cwd or os.getcwd())
+    infos = lister.list_all(agent_dir(), folder) if args.all else lister.list_cwd(cwd, None, folder)
     if args.json:
         print_json([info.model_dump() for info in infos])
         return 0
