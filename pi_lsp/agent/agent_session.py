@@ -347,7 +347,8 @@ class AgentSession:
         self._idle.clear()
         self._abort = asyncio.Event()
         try:
-            await work
+            with self.store.own_chain():  # pi appending meanwhile never becomes our parent
+                await work
         finally:
             self._run = None
             self._idle.set()

@@ -4,15 +4,18 @@ Every ``append_*`` hangs a new entry under the current leaf and moves the leaf t
 only moves the pointer. A new session's file is created with the first user or assistant message
 (pi 1.6.0); an existing file gets each entry as one appended line, under an exclusive lock, after
 indexing anything another process appended meanwhile (D2). An append that raised changed
-nothing, on disk or in memory, so a retry never duplicates it. Nothing here knows about LSP or
-models.
+nothing, on disk or in memory, so a retry never duplicates it. Entries another process appends
+move the leaf only when they continue it and no turn holds :meth:`SessionStore.own_chain` (pi
+takes no lock: a turn's entries must hang on the turn's own chain). Nothing here knows about LSP
+or models.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +74,8 @@ class SessionStore:
         self._leaf: str | None = None
         self._context = ContextCache(self._index.build_context)
         self._listeners: list[Listener] = []
+        self._own_chain = 0
+        """Depth of :meth:`own_chain` blocks: while above 0, other writers never move the leaf."""
         self._file = SessionFile(self.path, loaded)
         self._index.add_all(loaded.records)
         self._leaf = loaded.records[-1].id if loaded.records else None
@@ -236,6 +241,31 @@ class SessionStore:
         before = len(self._index.records)
         self._file.catch_up(self._on_external)
         return self._index.records[before:]
+
+    @contextmanager
+    def own_chain(self) -> Iterator[list[Record]]:
+        """Keep every entry appended inside the block on this process's own chain.
+
+        What other processes appended before is indexed first (the leaf follows it when it
+        continues the leaf, as outside the block). Inside, their entries are indexed and
+        reported to listeners, but the leaf never moves onto them: pi takes no lock and keeps
+        its leaf in memory, so its turn and this one become sibling branches instead of one
+        reply hanging under the other's. The yielded list collects those foreign entries.
+        """
+        self.refresh()
+        foreign: list[Record] = []
+
+        def collect(records: list[Record], external: bool) -> None:
+            if external:
+                foreign.extend(records)
+
+        self._own_chain += 1
+        self._listeners.append(collect)
+        try:
+            yield foreign
+        finally:
+            self._own_chain -= 1
+            self.remove_listener(collect)
 
     def _notify(self, records: list[Record], external: bool) -> None:
         for listener in list(self._listeners):
@@ -462,7 +492,7 @@ class SessionStore:
             self._index.add(record)
         self._index.diagnostics.extend(self._index.link_problems(fresh))
         self._context.clear()
-        if continues_chain(fresh, old_leaf):
+        if not self._own_chain and continues_chain(fresh, old_leaf):
             self._leaf = fresh[-1].id
         self._notify(fresh, True)
 
