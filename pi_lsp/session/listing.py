@@ -151,8 +151,9 @@ def _feed(scan: _Scan, data: bytes) -> None:
                 return
             continue
         kind = parsed.type
-        if kind == "session_info" and isinstance(parsed.name, str) and parsed.name:
-            scan.name = parsed.name.strip()
+        if kind == "session_info":  # the latest wins; an empty one clears (pi 1.6.0)
+            name = parsed.name.strip() if isinstance(parsed.name, str) else ""
+            scan.name = name or None
         if kind != "message":
             continue
         scan.messages += 1
