@@ -4,26 +4,62 @@
 goes into each entry (a message, model and thinking changes, a compaction with pi's
 ``systemMessage``, context edits, usage, branch summaries, custom entries, labels, names); the
 store itself owns the index, the leaf and the file, and turns each of these into one appended
-line (:meth:`EntryAppends._append`).
+line (:meth:`EntryAppends._append`). A message is checked against pi's message models before it
+is written (:func:`validate_message`), so pi_lsp never writes one pi's reader would not take.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field, TypeAdapter, ValidationError
 
 from pi_lsp.session.context import SessionContext
 from pi_lsp.session.ids import parse_iso_ms
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import (
+    AssistantMessage,
+    BashExecutionMessage,
+    CustomMessage,
+    SystemMessage,
+    ToolResultMessage,
+    UserMessage,
+)
 from pi_lsp.session.projection import current_system_message
 from pi_lsp.session.records import Record
-from pi_lsp.session.validate import validate_message
 
 _LINE_BREAKS = re.compile(r"[\r\n]+")
 
 ABSENT: Any = object()
 """Marks an optional field that is left out of the entry (JavaScript ``undefined``)."""
+
+_WRITABLE: TypeAdapter[Any] = TypeAdapter(
+    Annotated[
+        UserMessage
+        | AssistantMessage
+        | ToolResultMessage
+        | BashExecutionMessage
+        | CustomMessage
+        | SystemMessage,
+        Field(discriminator="role"),
+    ]
+)
+
+
+class InvalidMessageError(ValueError):
+    """A message pi's reader would not understand; nothing was written."""
+
+
+def validate_message(message: Any) -> None:
+    """Raise :class:`InvalidMessageError` unless ``message`` is a message pi stores."""
+    try:
+        _WRITABLE.validate_python(message)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise InvalidMessageError(f"invalid message at {where or 'top'}: {first['msg']}") from None
 
 
 class EntryAppends:

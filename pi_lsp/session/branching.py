@@ -17,8 +17,8 @@ from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line, loads
 from pi_lsp.session.paths import lexical_path, same_cwd, session_dir, shared_folder
 from pi_lsp.session.reader import read_session_file
 from pi_lsp.session.records import Record, SessionFileError
+from pi_lsp.session.session_file import create_exclusive
 from pi_lsp.session.store import SessionStore
-from pi_lsp.session.writer import create_exclusive
 
 
 def branched_session(
