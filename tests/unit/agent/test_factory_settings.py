@@ -11,8 +11,8 @@ from pi_lsp.agent.factory import (
     create_agent_session,
     resolve,
 )
+from pi_lsp.agent.maintenance import after_error, retry_delay_ms
 from pi_lsp.agent.models import ModelInfo, ModelRef
-from pi_lsp.agent.recovery import after_error, retry_delay_ms
 from pi_lsp.devtools.builders import assistant, user
 from pi_lsp.session import SessionStore
 from pi_lsp.settings import RetrySettings, Settings
