@@ -222,7 +222,7 @@ class AgentSession:
             return await compact(
                 self.store,
                 self.config.summary_model(model, self.config.endpoint, self._abort),
-                self.config.settings.compaction,
+                self.config.settings.compaction.for_model(model.ref.provider, model.ref.model_id),
                 focus,
                 counter=self.config.counter,
             )
@@ -267,6 +267,17 @@ class AgentSession:
             self.store.append_model_change(model.ref.provider, model.ref.model_id)
         self.set_thinking_level(self.thinking_level)
 
+    def switch_model(self, model: ModelInfo) -> None:
+        """The user picks another model: pi 1.6.0's ``setModel``.
+
+        Its thinking level is the model's ``modelThinkingLevels`` entry, else
+        ``defaultThinkingLevel``, else the current level (clamped to the model).
+        """
+        level = self.config.settings.thinking_level_for(model.ref.provider, model.ref.model_id)
+        if level is not None:
+            self.thinking_level = level
+        self.set_model(model)
+
     def set_thinking_level(self, level: ThinkingLevel) -> None:
         """Change the thinking level (recorded only when the effective level changes)."""
         effective: ThinkingLevel = clamp_thinking_level(self.model, level) if self.model else "off"
@@ -287,7 +298,8 @@ class AgentSession:
         self._idle.clear()
         self._abort = asyncio.Event()
         try:
-            await work
+            with self.store.own_chain():  # pi appending meanwhile never becomes our parent
+                await work
         finally:
             self._run = None
             self._idle.set()
@@ -296,7 +308,8 @@ class AgentSession:
 
     async def _prompt_run(self, model: ModelInfo, message: JsonObject) -> None:
         abort, summary, endpoint = self._abort, self.config.summary_model, self.config.endpoint
-        run = RunValues(self.config.settings, model, abort, lambda: summary(model, endpoint, abort))
+        settings = self.config.settings.for_model(model.ref.provider, model.ref.model_id)
+        run = RunValues(settings, model, abort, lambda: summary(model, endpoint, abort))
         self._run = run
         self.set_model(model)  # pi starts a session with model and thinking level entries
         await self._maintenance.threshold(run)

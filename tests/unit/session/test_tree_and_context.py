@@ -218,7 +218,7 @@ def test_unknown_leaf_is_an_error_for_the_store() -> None:
 
 
 def test_invalid_messages_are_refused_before_anything_is_written() -> None:
-    from pi_lsp.session.validate import InvalidMessageError
+    from pi_lsp.session.appends import InvalidMessageError
 
     s = store()
     with pytest.raises(InvalidMessageError, match="timestamp"):

@@ -19,7 +19,7 @@ export type Event =
       | AutoRetryStart
       | AutoRetryEnd
     )
-  | (EntryAppended | StateChanged | CompactionStart | CompactionEnd | TurnError);
+  | (EntryAppended | ForeignEntries | StateChanged | CompactionStart | CompactionEnd | TurnError);
 export type Type = "agent_start";
 export type Type1 = "agent_end";
 export type Messages = {
@@ -76,7 +76,10 @@ export type Timestamp = string;
 export type Children = string[];
 export type Onactivepath = boolean;
 export type External = boolean;
-export type Type16 = "state_changed";
+export type Type16 = "foreign_entries";
+export type Entryids = string[];
+export type Leafid = string | null;
+export type Type17 = "state_changed";
 export type Sessionid1 = string;
 export type Sessionfile = string | null;
 export type Sessionname = string | null;
@@ -92,7 +95,7 @@ export type Reasoning = boolean;
  */
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 export type Availablethinkinglevels = ThinkingLevel[];
-export type Leafid = string | null;
+export type Leafid1 = string | null;
 export type Isstreaming = boolean;
 export type Iscompacting = boolean;
 export type Steeringqueue = string[];
@@ -108,9 +111,9 @@ export type Contextwindow1 = number;
 export type Percent = number | null;
 export type Entrycount = number;
 export type Lastseq = number;
-export type Type17 = "compaction_start";
+export type Type18 = "compaction_start";
 export type Reason = "manual";
-export type Type18 = "compaction_end";
+export type Type19 = "compaction_end";
 export type Summary = string;
 export type Firstkeptentryid = string;
 export type Tokensbefore = number;
@@ -123,7 +126,7 @@ export type Readfiles = string[];
  */
 export type Modifiedfiles = string[];
 export type Errormessage2 = string | null;
-export type Type19 = "error";
+export type Type20 = "error";
 export type Message3 = string;
 
 /**
@@ -363,13 +366,30 @@ export interface TreeNode {
   [k: string]: unknown | undefined;
 }
 /**
+ * Another program appended to the session file while this daemon ran a turn.
+ *
+ * The pi CLI takes no lock, so it may write during a turn here. Its entries are in the tree
+ * (each was also sent as ``entry_appended`` with ``external: true``), but this turn's entries
+ * and the leaf stayed on this daemon's own chain: the two turns are sibling branches, and
+ * ``leafId`` is still this daemon's. Sent once, before the turn's ``agent_end``.
+ *
+ * This interface was referenced by `EventNotification`'s JSON-Schema
+ * via the `definition` "ForeignEntries".
+ */
+export interface ForeignEntries {
+  type: Type16;
+  entryIds: Entryids;
+  leafId: Leafid;
+  [k: string]: unknown | undefined;
+}
+/**
  * The session's state changed.
  *
  * This interface was referenced by `EventNotification`'s JSON-Schema
  * via the `definition` "StateChanged".
  */
 export interface StateChanged {
-  type: Type16;
+  type: Type17;
   state: SessionState;
   [k: string]: unknown | undefined;
 }
@@ -388,7 +408,7 @@ export interface SessionState {
   model: ModelState | null;
   thinkingLevel: ThinkingLevel;
   availableThinkingLevels: Availablethinkinglevels;
-  leafId: Leafid;
+  leafId: Leafid1;
   isStreaming: Isstreaming;
   isCompacting: Iscompacting;
   steeringQueue: Steeringqueue;
@@ -429,7 +449,7 @@ export interface ContextUsage {
  * via the `definition` "CompactionStart".
  */
 export interface CompactionStart {
-  type: Type17;
+  type: Type18;
   reason: Reason;
   [k: string]: unknown | undefined;
 }
@@ -440,7 +460,7 @@ export interface CompactionStart {
  * via the `definition` "CompactionEnd".
  */
 export interface CompactionEnd {
-  type: Type18;
+  type: Type19;
   result?: CompactionResult | null;
   errorMessage?: Errormessage2;
   [k: string]: unknown | undefined;
@@ -474,7 +494,7 @@ export interface CompactionDetails {
  * via the `definition` "TurnError".
  */
 export interface TurnError {
-  type: Type19;
+  type: Type20;
   message: Message3;
   [k: string]: unknown | undefined;
 }

@@ -13,9 +13,17 @@ export type Reservetokens = number;
  */
 export type Keeprecenttokens = number;
 /**
+ * Tokens kept free for the reply with this model.
+ */
+export type Reservetokens1 = number | null;
+/**
+ * Tokens of recent history kept verbatim with this model.
+ */
+export type Keeprecenttokens1 = number | null;
+/**
  * Subtracted from the model's window to get the budget of the summarized branch.
  */
-export type Reservetokens1 = number;
+export type Reservetokens2 = number;
 /**
  * Editors: navigate without asking whether to summarize.
  */
@@ -33,9 +41,21 @@ export type Maxretries = number;
  */
 export type Basedelayms = number;
 /**
- * A provider asking to wait longer than this fails at once instead.
+ * The longest wait between two retries (the doubling stops there).
  */
-export type Maxdelayms = number;
+export type Maxagentdelayms = number;
+/**
+ * Timeout of one model request in milliseconds (unset: the provider library's default).
+ */
+export type Timeoutms = number | null;
+/**
+ * Retries the provider library makes inside one request (unset: none, pi_lsp retries).
+ */
+export type Maxretries1 = number | null;
+/**
+ * A provider asking to wait longer than this (``retry-after``) fails at once instead.
+ */
+export type Maxretrydelayms = number;
 /**
  * Scale large images down before sending them to the model.
  */
@@ -57,6 +77,17 @@ export type Defaultmodel = string | null;
  * via the `definition` "ThinkingLevel".
  */
 export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+/**
+ * Tools active at start: plain names replace ``read, bash, edit, write``; ``+name`` adds
+ * one and ``-name`` removes one (a project's list of only those extends the user's).
+ */
+export type Defaulttools = string[] | null;
+/**
+ * One folder for the session files of every project instead of
+ * ``<agentDir>/sessions/--<cwd>--/`` (``~`` expanded, relative to the project folder;
+ * ``$PI_CODING_AGENT_SESSION_DIR`` wins). Only the user's file and a trusted project's count.
+ */
+export type Sessiondir = string | null;
 /**
  * Shell the ``bash`` tool runs commands with.
  */
@@ -117,7 +148,7 @@ export type Secretpaths = string[];
 /**
  * How long to wait for the user's answer; no answer means deny.
  */
-export type Timeoutms = number;
+export type Timeoutms1 = number;
 /**
  * Whether a project's own safety settings apply when no decision is saved in
  * ``<agentDir>/trust.json``: ``always`` applies them, ``ask`` and ``never`` do not (the daemon
@@ -139,7 +170,7 @@ export type QueueMode = "all" | "one-at-a-time";
  * Every setting pi_lsp reads, with pi's defaults.
  */
 export interface Settings {
-  compaction?: CompactionSettings;
+  compaction?: CompactionConfig;
   branchSummary?: BranchSummarySettings;
   retry?: RetrySettings;
   images?: ImageSettings;
@@ -157,6 +188,9 @@ export interface Settings {
    * Thinking level of new sessions (``medium`` when unset), clamped to the model's.
    */
   defaultThinkingLevel?: ThinkingLevel | null;
+  modelThinkingLevels?: Modelthinkinglevels;
+  defaultTools?: Defaulttools;
+  sessionDir?: Sessiondir;
   shellPath?: Shellpath;
   shellCommandPrefix?: Shellcommandprefix;
   thinkingBudgets?: Thinkingbudgets;
@@ -171,28 +205,55 @@ export interface Settings {
   defaultProjectTrust?: Defaultprojecttrust;
 }
 /**
- * pi's ``compaction.*`` settings (spec 6.1).
+ * pi's ``compaction.*`` settings with pi 1.6.0's per-model overrides.
  */
-export interface CompactionSettings {
+export interface CompactionConfig {
   enabled?: Enabled;
   reserveTokens?: Reservetokens;
   keepRecentTokens?: Keeprecenttokens;
+  modelOverrides?: Modeloverrides;
+}
+/**
+ * Per ``provider/modelId`` (exact) token settings, e.g. a smaller reserve for a small model.
+ */
+export interface Modeloverrides {
+  [k: string]: CompactionTokens | undefined;
+}
+/**
+ * Token settings of one model that replace the ``compaction`` ones (unset: those apply).
+ *
+ * This interface was referenced by `Settings`'s JSON-Schema
+ * via the `definition` "CompactionTokens".
+ */
+export interface CompactionTokens {
+  reserveTokens?: Reservetokens1;
+  keepRecentTokens?: Keeprecenttokens1;
 }
 /**
  * pi's ``branchSummary.*`` settings (spec 7.3).
  */
 export interface BranchSummarySettings {
-  reserveTokens?: Reservetokens1;
+  reserveTokens?: Reservetokens2;
   skipPrompt?: Skipprompt;
 }
 /**
- * Retries of transient provider errors (spec 11).
+ * Retries of transient provider errors (spec 11, pi 1.6.0's keys).
  */
 export interface RetrySettings {
   enabled?: Enabled1;
   maxRetries?: Maxretries;
   baseDelayMs?: Basedelayms;
-  maxDelayMs?: Maxdelayms;
+  maxAgentDelayMs?: Maxagentdelayms;
+  provider?: ProviderRetrySettings;
+}
+/**
+ * Each single request's limits: ``timeoutMs``, ``maxRetries`` and ``maxRetryDelayMs`` (the
+ * longest ``retry-after`` waited for; was ``retry.maxDelayMs``).
+ */
+export interface ProviderRetrySettings {
+  timeoutMs?: Timeoutms;
+  maxRetries?: Maxretries1;
+  maxRetryDelayMs?: Maxretrydelayms;
 }
 /**
  * Image handling for reads and requests.
@@ -200,6 +261,13 @@ export interface RetrySettings {
 export interface ImageSettings {
   autoResize?: Autoresize;
   blockImages?: Blockimages;
+}
+/**
+ * Per ``provider/modelId`` thinking level of a new session or of a switch to that model
+ * (before ``defaultThinkingLevel``).
+ */
+export interface Modelthinkinglevels {
+  [k: string]: ThinkingLevel | undefined;
 }
 /**
  * Per ``provider/model`` overrides, e.g. the context window of a local model.
@@ -231,7 +299,7 @@ export interface PermissionSettings {
   readSecret?: Readsecret;
   protectedPaths?: Protectedpaths;
   secretPaths?: Secretpaths;
-  timeoutMs?: Timeoutms;
+  timeoutMs?: Timeoutms1;
 }
 /**
  * pi's ``branchSummary.*`` settings (spec 7.3).
@@ -240,19 +308,20 @@ export interface PermissionSettings {
  * via the `definition` "BranchSummarySettings".
  */
 export interface BranchSummarySettings1 {
-  reserveTokens?: Reservetokens1;
+  reserveTokens?: Reservetokens2;
   skipPrompt?: Skipprompt;
 }
 /**
- * pi's ``compaction.*`` settings (spec 6.1).
+ * pi's ``compaction.*`` settings with pi 1.6.0's per-model overrides.
  *
  * This interface was referenced by `Settings`'s JSON-Schema
- * via the `definition` "CompactionSettings".
+ * via the `definition` "CompactionConfig".
  */
-export interface CompactionSettings1 {
+export interface CompactionConfig1 {
   enabled?: Enabled;
   reserveTokens?: Reservetokens;
   keepRecentTokens?: Keeprecenttokens;
+  modelOverrides?: Modeloverrides;
 }
 /**
  * Image handling for reads and requests.
@@ -280,10 +349,21 @@ export interface PermissionSettings1 {
   readSecret?: Readsecret;
   protectedPaths?: Protectedpaths;
   secretPaths?: Secretpaths;
-  timeoutMs?: Timeoutms;
+  timeoutMs?: Timeoutms1;
 }
 /**
- * Retries of transient provider errors (spec 11).
+ * What each single model request may do (pi 1.6.0's ``retry.provider``).
+ *
+ * This interface was referenced by `Settings`'s JSON-Schema
+ * via the `definition` "ProviderRetrySettings".
+ */
+export interface ProviderRetrySettings1 {
+  timeoutMs?: Timeoutms;
+  maxRetries?: Maxretries1;
+  maxRetryDelayMs?: Maxretrydelayms;
+}
+/**
+ * Retries of transient provider errors (spec 11, pi 1.6.0's keys).
  *
  * This interface was referenced by `Settings`'s JSON-Schema
  * via the `definition` "RetrySettings".
@@ -292,5 +372,6 @@ export interface RetrySettings1 {
   enabled?: Enabled1;
   maxRetries?: Maxretries;
   baseDelayMs?: Basedelayms;
-  maxDelayMs?: Maxdelayms;
+  maxAgentDelayMs?: Maxagentdelayms;
+  provider?: ProviderRetrySettings;
 }

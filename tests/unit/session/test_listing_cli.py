@@ -41,6 +41,16 @@ def test_list_sorts_newest_first_and_skips_non_sessions(tmp_path: Path) -> None:
     assert infos[0].messageCount == 2
 
 
+def test_an_empty_name_clears_the_listed_name(tmp_path: Path) -> None:
+    store = make_session(tmp_path, 1e9, "hello")
+    store.append_session_info("first\nname")
+    lister = SessionLister()
+    assert [i.name for i in lister.list_dir(tmp_path)] == ["first name"]
+    store.append_session_info("   ")  # pi 1.6.0: the latest session_info wins, empty clears
+    assert [i.name for i in lister.list_dir(tmp_path)] == [None]
+    assert store.session_name is None
+
+
 def test_list_cache_rereads_only_what_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from pi_lsp.session import SessionFileError, SessionStore
-from pi_lsp.session.writer import HeaderChangedError
+from pi_lsp.session.session_file import HeaderChangedError
 from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 ROOT = Path(__file__).resolve().parents[3]
