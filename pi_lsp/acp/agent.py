@@ -44,6 +44,7 @@ from pi_lsp.acp.prompts import user_input
 from pi_lsp.acp.session_state import SessionState, TurnOutcome
 from pi_lsp.acp.terminal import TerminalBash
 from pi_lsp.acp.updates import LiveUpdates, replay
+from pi_lsp.agent import llm
 from pi_lsp.agent.agent_session import AgentBusyError
 from pi_lsp.agent.thinking import THINKING_LEVELS
 from pi_lsp.daemon.errors import bounded, error_code, not_unicode
@@ -103,6 +104,8 @@ class PiAgent:
             self._on_event, fs_factory=self._fs_for, asker_factory=lambda sid: asker_for(self, sid)
         )
         self._background: set[asyncio.Future[Any]] = set()
+        self._listing_models: set[str] = set()
+        """Sessions waiting for litellm's model list (see :meth:`_options`)."""
 
     # ----------------------------------------------------------------- wiring
 
@@ -175,8 +178,42 @@ class PiAgent:
         return state
 
     async def _options(self, live: LiveSession) -> list[Any]:
+        """The session's config options, without waiting for litellm's model list.
+
+        Until litellm is imported (3 s idle, tens of seconds on a loaded machine) the models are
+        the configured ones; a background task then waits for the import and sends a
+        ``config_option_update`` if the list grew.
+        """
         settings = self.workspaces.workspace_of(live).settings
-        return config.config_options(live, await available_models(settings))
+        if llm.is_loaded():
+            return config.config_options(live, await available_models(settings))
+        known = await available_models(settings, with_litellm=False)
+        if live.id not in self._listing_models:
+            self._listing_models.add(live.id)
+            self._in_background(self._full_model_list(live, [m["id"] for m in known]))
+        return config.config_options(live, known)
+
+    async def _full_model_list(self, live: LiveSession, known: list[str]) -> None:
+        try:
+            models = await available_models(self.workspaces.workspace_of(live).settings)
+        finally:
+            self._listing_models.discard(live.id)
+        state = self.sessions.get(live.id)
+        if state is not None and state.live is live and [m["id"] for m in models] != known:
+            await self.send_config_update(state)
+
+    def _in_background(self, work: Awaitable[Any]) -> None:
+        """Run ``work`` as a task the agent keeps until it ends (its failure is logged)."""
+
+        async def logged() -> None:
+            try:
+                await work
+            except Exception:
+                logger.exception("background work failed")
+
+        task = asyncio.ensure_future(logged())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _mcp_notice(self, servers: list[Any] | None) -> dict[str, Any] | None:
         """MCP servers the client asked for are not connected: say so in ``_meta`` and the log."""
@@ -204,9 +241,7 @@ class PiAgent:
         self.capabilities = client_capabilities or ClientCapabilities()
         self.workspaces.reload_settings()
         if os.environ.get("PI_LSP_PREWARM", "1") != "0":
-            task = asyncio.ensure_future(_prewarm())
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._in_background(llm.load_litellm())
         return InitializeResponse.model_validate(initialize_result(__version__))
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
@@ -459,13 +494,3 @@ class PiAgent:
         """Abort every turn and release every session (the client went away)."""
         self.sessions.clear()
         await self.workspaces.close_all()
-
-
-async def _prewarm() -> None:
-    """Import litellm in a thread now, so the first prompt does not wait for it."""
-    from pi_lsp.agent.llm import load_litellm
-
-    try:
-        await load_litellm()
-    except Exception:
-        logger.exception("importing litellm failed")
