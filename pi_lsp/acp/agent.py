@@ -40,12 +40,12 @@ from pi_lsp.acp.content import user_input
 from pi_lsp.acp.sessions import OpenSessions, SessionState, TurnOutcome
 from pi_lsp.acp.updates import Outbox, replay
 from pi_lsp.agent import llm
-from pi_lsp.agent.agent_session import AgentBusyError
-from pi_lsp.agent.thinking import THINKING_LEVELS
+from pi_lsp.agent.config import AgentBusyError
+from pi_lsp.agent.models import THINKING_LEVELS
+from pi_lsp.daemon.concurrency import spawn
 from pi_lsp.daemon.errors import bounded, error_code, not_unicode
 from pi_lsp.daemon.live_session import LiveSession
-from pi_lsp.daemon.models_list import available_models
-from pi_lsp.daemon.workspaces import Workspace, Workspaces
+from pi_lsp.daemon.workspaces import Folder, Workspaces, available_models
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import FileSystem
@@ -100,7 +100,7 @@ class PiAgent:
         self.client = conn
         self.outbox = Outbox(conn)
 
-    def _fs_for(self, workspace: Workspace, session_id: str) -> FileSystem:
+    def _fs_for(self, workspace: Folder, session_id: str) -> FileSystem:
         fs = self.capabilities.fs
         files = ClientFileSystem(
             self.client,
@@ -138,7 +138,9 @@ class PiAgent:
         known = await available_models(settings, with_litellm=False)
         if live.id not in self._listing_models:
             self._listing_models.add(live.id)
-            self._in_background(self._full_model_list(live, [m["id"] for m in known]))
+            self._in_background(
+                self._full_model_list(live, [m["id"] for m in known]), "listing litellm's models"
+            )
         return config.config_options(live, known)
 
     async def _full_model_list(self, live: LiveSession, known: list[str]) -> None:
@@ -150,16 +152,9 @@ class PiAgent:
         if state is not None and state.live is live and [m["id"] for m in models] != known:
             await self.send_config_update(state)
 
-    def _in_background(self, work: Awaitable[Any]) -> None:
+    def _in_background(self, work: Awaitable[Any], what: str) -> None:
         """Run ``work`` as a task the agent keeps until it ends (its failure is logged)."""
-
-        async def logged() -> None:
-            try:
-                await work
-            except Exception:
-                logger.exception("background work failed")
-
-        task = asyncio.ensure_future(logged())
+        task = spawn(work, what)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
@@ -198,7 +193,7 @@ class PiAgent:
         self.sessions.terminal_client = self.client if self.capabilities.terminal else None
         self.workspaces.reload_settings()
         if os.environ.get("PI_LSP_PREWARM", "1") != "0":
-            self._in_background(llm.load_litellm())
+            self._in_background(llm.load_litellm(), "importing litellm")
         return InitializeResponse.model_validate(initialize_result(__version__))
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:

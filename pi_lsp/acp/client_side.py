@@ -37,15 +37,15 @@ from acp.schema import AllowedOutcome, EnvVariable, PermissionOption, ToolCallUp
 
 from pi_lsp.acp.config import ALLOW_EDITS, READ_ONLY
 from pi_lsp.acp.content import kind_of, path_of
+from pi_lsp.agent.loop import wait_unless
 from pi_lsp.agent.permissions import Asker, PermissionRequest
 from pi_lsp.literals import PermissionDecision as Decision
 from pi_lsp.tools import FileStat, LocalFileSystem, ToolError
-from pi_lsp.tools.base import ToolResult, UpdateCallback
+from pi_lsp.tools.base import ToolInvocation, ToolResult, UpdateCallback
 from pi_lsp.tools.bash import BashParams, BashTool, Outcome
-from pi_lsp.tools.bash_output import OutputCollector
+from pi_lsp.tools.files import SNIFF_BYTES, detect_image_mime
 from pi_lsp.tools.fs import encode_utf8
-from pi_lsp.tools.images import SNIFF_BYTES, detect_image_mime
-from pi_lsp.tools.shell import resolve_shell, shell_env
+from pi_lsp.tools.shell import OutputCollector, resolve_shell, shell_env
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES
 
 if TYPE_CHECKING:
@@ -165,14 +165,6 @@ class ClientFileSystem:
         """On the disk."""
         return await self.disk.stat(path)
 
-    async def is_file(self, path: str) -> bool:
-        """On the disk."""
-        return await self.disk.is_file(path)
-
-    async def is_dir(self, path: str) -> bool:
-        """On the disk."""
-        return await self.disk.is_dir(path)
-
     async def access(self, path: str, *, write: bool = False) -> bool:
         """On the disk."""
         return await self.disk.access(path, write=write)
@@ -206,18 +198,12 @@ class SessionBash(BashTool):
         self.session_id = session_id
         self.guard = guard
 
-    async def run(
-        self,
-        params: BashParams,
-        *,
-        cancel: asyncio.Event | None = None,
-        on_update: UpdateCallback | None = None,
-    ) -> ToolResult:
+    async def run(self, params: BashParams, call: ToolInvocation) -> ToolResult:
         """pi's bash, unless the guard refuses shell commands now."""
         refusal = self.guard(f"running `{params.command[:200]}`")
         if refusal is not None:
             raise ToolError(refusal)
-        return await super().run(params, cancel=cancel, on_update=on_update)
+        return await super().run(params, call)
 
     async def _spawn_and_wait(
         self,
@@ -310,7 +296,7 @@ def asker_for(agent: PiAgent, session_id: str) -> Asker:
         decided = None if state is None else by_mode(state.mode, request)
         if decided is not None:
             return decided
-        abort = state.live.agent.abort_event if state is not None else asyncio.Event()
+        abort = state.live.abort_signal if state is not None else asyncio.Event()
         tool_call = ToolCallUpdate(
             tool_call_id=request.tool_call_id,
             title=_title(request),
@@ -323,16 +309,7 @@ def asker_for(agent: PiAgent, session_id: str) -> Asker:
                 session_id=session_id, tool_call=tool_call, options=OPTIONS
             )
         )
-        aborted = asyncio.ensure_future(abort.wait())
-        try:
-            done, _ = await asyncio.wait({asking, aborted}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            aborted.cancel()
-            if not asking.done():
-                asking.cancel()
-                with contextlib.suppress(BaseException):
-                    await asking
-        if asking not in done or asking.cancelled():
+        if not await wait_unless(asking, abort) or asking.cancelled():
             return "deny"
         answer: Any = asking.result()
         outcome = getattr(answer, "outcome", None)

@@ -1,6 +1,6 @@
 """What a client sets on a session: the model and thinking level (config options) and the mode.
 
-The model list is the daemon's (:func:`pi_lsp.daemon.models_list.available_models`: configured
+The model list is the daemon's (:func:`pi_lsp.daemon.workspaces.available_models`: configured
 models first, then those of providers with credentials), with the session's current model added
 if it is not in it; the thinking levels are those the current model accepts.
 
@@ -27,7 +27,7 @@ from acp.schema import (
     SessionModeState,
 )
 
-from pi_lsp.agent.thinking import available_thinking_levels
+from pi_lsp.agent.models import available_thinking_levels
 from pi_lsp.daemon.live_session import LiveSession
 
 MODEL = "model"

@@ -33,7 +33,7 @@ from acp.schema import (
 )
 
 from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.tools.paths import resolve_to_cwd
+from pi_lsp.tools.base import resolve_to_cwd
 
 
 class UnsupportedContent(ValueError):

@@ -214,9 +214,7 @@ class OpenSessions:
     def _restore_roots(self) -> None:
         """Each session writes freely only inside its own folders (adding a folder reset them)."""
         for state in self._by_id.values():
-            gate = state.live.agent.config.permissions
-            if gate is not None:
-                gate.roots = state.roots
+            state.live.set_roots(state.roots)
 
     def register(self, live: LiveSession, extra_roots: list[str] | None) -> SessionState:
         """Keep a session the workspaces just opened."""
