@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { SETTING_KEYS } from "../../src/generated/settingKeys";
@@ -10,6 +11,35 @@ import { root } from "./fixtures";
 test("generated types and settings are current with schemas/ (else: npm run gen)", () => {
   const r = spawnSync(process.execPath, [join(root, "scripts", "gen.mjs"), "--check"], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
+});
+
+test("the staleness check fails when a schema changes (a field added to SessionState)", () => {
+  const schemas = join(root, "..", "..", "schemas");
+  const dir = mkdtempSync(join(tmpdir(), "pi-schemas-"));
+  try {
+    cpSync(schemas, dir, { recursive: true });
+    const file = join(dir, "pi-session-state.result.schema.json");
+    const schema = JSON.parse(readFileSync(file, "utf8"));
+    schema.properties.addedByTheTest = { type: "string" };
+    writeFileSync(file, JSON.stringify(schema));
+    const env = { ...process.env, PI_LSP_SCHEMAS_DIR: dir };
+    const r = spawnSync(process.execPath, [join(root, "scripts", "gen.mjs"), "--check"], { encoding: "utf8", env });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /generated\/types\.ts/);
+    assert.doesNotMatch(r.stderr, /settingKeys|package\.json/, "only the types depend on that schema");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("each schema definition is one type: SessionState, ContextUsage and ThinkingLevel are declared once", () => {
+  const types = readFileSync(join(root, "src", "generated", "types.ts"), "utf8");
+  const declared = [...types.matchAll(/^export (?:type|interface) (\w+)/gm)].map((m) => m[1]);
+  assert.deepEqual(declared.filter((n, i) => declared.indexOf(n) !== i), [], "a name declared twice");
+  for (const name of ["SessionState", "ContextUsage", "ThinkingLevel", "TreeNode", "QueueMode"]) assert.ok(declared.includes(name), name);
+  // pydantic's per-property titles would be one alias per property ("Sessionid", "Contextwindow1")
+  assert.ok(!declared.some((n) => /\d$/.test(n)), `numbered copies: ${declared.filter((n) => /\d$/.test(n))}`);
+  assert.deepEqual(readdirSync(join(root, "src", "generated")).sort(), ["settingKeys.ts", "types.ts"]);
 });
 
 test("the staleness check fails when a generated file differs", () => {
