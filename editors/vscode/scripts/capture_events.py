@@ -176,6 +176,16 @@ async def capture(work: Path) -> dict[str, Any]:
             )
 
         await scenario("branch", branch)
+
+        async def label() -> None:
+            tree = await client.request("pi/session/tree", {"sessionId": session})
+            target = next(n["id"] for n in tree["nodes"] if n["role"] == "user")
+            params = {"sessionId": session, "entryId": target}
+            await client.request("pi/session/label", {**params, "label": "the question"})
+            await client.request("pi/session/label", {**params, "label": None})
+            await client.request("pi/session/label", {**params, "label": "the bug report"})
+
+        await scenario("label", label)
     finally:
         await client.close()
         fake.stop()

@@ -646,6 +646,8 @@ export interface TreeNode {
   timestamp: string;
   children: string[];
   onActivePath: boolean;
+  targetId: string | null;
+  targetLabel: string | null;
   [k: string]: unknown | undefined;
 }
 /**
