@@ -25,10 +25,15 @@ const SCRIPT = {
     { any_message_contains: "<conversation>", reply: { text: SUMMARY } },
     { last_message_contains: "please fix add", reply: { text: "Reading first.", tool_calls: [{ name: "read", arguments: { path: "calc.py" } }] } },
     { last_message_contains: "return abs(a) + b", reply: { text: "Fixing **calc.py**.", tool_calls: [{ name: "edit", arguments: { path: "calc.py", oldText: "abs(a)", newText: "a" } }] } },
+    { any_message_contains: "typing during a turn", last_message_contains: "Successfully replaced", reply: { text: "Done with stale.py." } },
     { last_message_contains: "Successfully replaced", reply: { tool_calls: [{ name: "bash", arguments: { command: "echo tests pass" } }] } },
     { last_message_contains: "tests pass", reply: { text: "Fixed: `add()` no longer calls `abs()`." } },
     { last_message_contains: "did not allow", reply: { text: "Understood, not running it." } },
     { last_message_contains: "take your time", reply: { text: "A slow answer " .repeat(60), chunk_size: 3, chunk_delay: 0.05 } },
+    { last_message_contains: "run the tests", reply: { tool_calls: [{ name: "bash", arguments: { command: "echo tests pass" } }] } },
+    // the user types in stale.py between the agent's read of it and its edit (5 s later)
+    { last_message_contains: "typing during a turn", reply: { text: "Reading stale.py.", tool_calls: [{ name: "read", arguments: { path: "stale.py" } }] } },
+    { last_message_contains: "STALE_MARKER = 1", reply: { response_delay: 5, text: "Editing.", tool_calls: [{ name: "edit", arguments: { path: "stale.py", oldText: "STALE_MARKER = 1", newText: "STALE_MARKER = 2" } }] } },
   ],
   default: { text: "Done." },
 };
@@ -49,6 +54,7 @@ export async function setup({ name, multiRoot = false }) {
   const dirs = { home: join(w, "home"), ws: join(w, "ws"), ud: join(w, "ud"), exts: join(w, "exts"), cfg: join(w, "cfg"), agent: join(w, "agent") };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   writeFileSync(join(dirs.ws, "calc.py"), CALC);
+  writeFileSync(join(dirs.ws, "stale.py"), "STALE_MARKER = 1\n");
   writeFileSync(join(w, "script.json"), JSON.stringify(SCRIPT));
   const procs = [];
   const py = join(repo, ".venv", "bin", "python");

@@ -230,6 +230,20 @@ await check("setInput fills the box (Edit & branch), header shows name, model, m
   assert(/5000 \/ 100000 tokens \(5\.0%\)/.test(await page.textContent("#meter")), await page.textContent("#meter"));
 });
 
+await check("an edit the editor refused as stale: an open error card with the daemon's reason, no file listed", async () => {
+  const stale = fixture("stale");
+  await send({ type: "reset", state, entries: stale.messagesBefore.entries, hasEarlier: false });
+  for (const n of stale.events) await send({ type: "event", event: n.event, seq: n.seq });
+  const card = page.locator("#log .tool.error", { hasText: "edit" });
+  assert((await card.count()) === 1, `error cards: ${await card.count()}`);
+  assert(await card.evaluate((d) => d.open), "the error card is open");
+  assert((await card.locator(".status").textContent()) === "error", "status error");
+  const out = await card.locator(".output").textContent();
+  assert(/The editor refused the change to .*calc\.py/.test(out), out);
+  assert(!(await page.locator("#log .item.changes").count()), "no changed-files list for an edit that changed nothing");
+  await page.screenshot({ path: join(shots, "webview-stale-edit.png") });
+});
+
 await check("unknown and malformed messages are ignored; the panel keeps working", async () => {
   await send({ type: "event", event: { type: "brand_new_event" } });
   await send({ type: "nonsense" });
