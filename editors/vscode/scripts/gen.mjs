@@ -6,7 +6,8 @@
 //                                  compiled once (json-schema-to-typescript)
 //   src/generated/settingKeys.ts   the flattened pi.* setting keys (what is sent to the daemon)
 //   package.json                   contributes.configuration: the pi.* settings, plus the
-//                                  extension's own (scripts/extension-settings.json)
+//                                  extension's own (scripts/extension-settings.json), and
+//                                  capabilities.untrustedWorkspaces (scripts/untrusted-workspaces.json)
 // `npm run gen` rewrites them; `node scripts/gen.mjs --check` exits 1 naming every stale file
 // (the unit tests run it), as the Python schema test does for schemas/.
 import { compile } from "json-schema-to-typescript";
@@ -195,21 +196,46 @@ function settingsContributions() {
   return { keys, properties: { ...own, ...properties } };
 }
 
+/**
+ * The settings a workspace VS Code does not trust may not set (scripts/untrusted-workspaces.json),
+ * each pattern "pi.section.*" expanded to the section's keys; a name matching no contributed
+ * setting is an error, so a renamed setting cannot silently lose its restriction.
+ */
+function restrictedSettings(properties) {
+  const spec = JSON.parse(readFileSync(join(here, "untrusted-workspaces.json"), "utf8"));
+  const keys = [];
+  for (const pattern of spec.restricted) {
+    const matched = pattern.endsWith(".*")
+      ? Object.keys(properties).filter((k) => k.startsWith(pattern.slice(0, -1)))
+      : Object.keys(properties).filter((k) => k === pattern);
+    if (!matched.length) throw new Error(`untrusted-workspaces.json: ${pattern} matches no setting`);
+    keys.push(...matched);
+  }
+  return { description: spec.description, keys };
+}
+
 async function main() {
   const wanted = new Map();
   const files = readdirSync(schemasDir).filter((f) => f.endsWith(".schema.json")).sort();
   wanted.set(join(outDir, "types.ts"), await typesOf(files));
   const { keys, properties } = settingsContributions();
+  const restricted = restrictedSettings(properties);
   wanted.set(
     join(outDir, "settingKeys.ts"),
-    BANNER.replace("%s", "settings.schema.json") +
+    BANNER.replace("%s", "settings.schema.json and scripts/untrusted-workspaces.json") +
       "/** Every pi setting as a dotted path under `pi.` (sections flattened one level). */\n" +
-      `export const SETTING_KEYS: readonly string[] = ${JSON.stringify(keys, null, 2)};\n`,
+      `export const SETTING_KEYS: readonly string[] = ${JSON.stringify(keys, null, 2)};\n\n` +
+      "/** Settings an untrusted workspace may not set (package.json restrictedConfigurations). */\n" +
+      `export const RESTRICTED_SETTINGS: readonly string[] = ${JSON.stringify(restricted.keys, null, 2)};\n`,
   );
   const pkgPath = join(root, "package.json");
   const pkg = JSON.parse(readFileSync(pkgPath, "utf8"));
   pkg.contributes = pkg.contributes ?? {};
   pkg.contributes.configuration = { title: "pi", properties };
+  pkg.capabilities = {
+    ...pkg.capabilities,
+    untrustedWorkspaces: { supported: "limited", description: restricted.description, restrictedConfigurations: restricted.keys },
+  };
   wanted.set(pkgPath, JSON.stringify(pkg, null, 2) + "\n");
 
   const stale = [];
