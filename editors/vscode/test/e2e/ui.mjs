@@ -185,6 +185,7 @@ try {
 
   await step("the user types in a file between the agent's read and its edit: the edit lands, the user's line stays", async () => {
     await palette("pi: New Session");
+    await pane("Session Tree").getByText("This session has no entries yet").waitFor({ timeout: 15000 });
     await palette("View: Show Explorer");
     // open it in the first editor group (beside the chat, not behind it)
     await page.locator(".monaco-editor .view-lines", { hasText: "return a + b" }).first().click();
