@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // Bundles the extension (out/extension.js, Node, vscode external), the chat webview
-// (media/chat.js, browser IIFE with markdown-it; media/highlight.js, highlight.js loaded after the
-// chat's first paint) and the tests
+// (media/chat.js, browser IIFE, markdown-it and highlight.js inside) and the tests
 // (out-test/: unit tests for node --test, the extension-host mocha suite).
 import { build } from "esbuild";
 import { readdirSync } from "node:fs";
@@ -16,7 +15,6 @@ const tests = (dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith(".t
 await Promise.all([
   build({ ...common, entryPoints: ["src/extension.ts"], outfile: "out/extension.js", platform: "node", format: "cjs", target: "node18", external: ["vscode"] }),
   build({ ...common, entryPoints: ["webview/chat.ts"], outfile: "media/chat.js", platform: "browser", format: "iife", target: "chrome110" }),
-  build({ ...common, entryPoints: ["webview/highlight.ts"], outfile: "media/highlight.js", platform: "browser", format: "iife", target: "chrome110" }),
   build({ ...common, entryPoints: tests("test/unit"), outdir: "out-test/unit", platform: "node", format: "cjs", target: "node18", external: ["vscode"] }),
   build({ ...common, entryPoints: tests("test/suite"), outdir: "out-test/suite", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),
   build({ ...common, entryPoints: tests("test/multiroot"), outdir: "out-test/multiroot", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),

@@ -82,7 +82,6 @@ export class ChatPanel implements vscode.Disposable {
     panel.webview.html = html
       .replaceAll("{{cspSource}}", webview.cspSource)
       .replaceAll("{{scriptUri}}", webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.js")).toString())
-      .replaceAll("{{highlightUri}}", webview.asWebviewUri(vscode.Uri.joinPath(media, "highlight.js")).toString())
       .replaceAll("{{styleUri}}", webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.css")).toString());
     this.ready = false;
     panel.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m), null, this.disposables);

@@ -4,7 +4,7 @@
 // mocked acquireVsCodeApi.
 import { ChatModel, type Change, type ChatItem, type ToolCard } from "../src/chat/model";
 import type { FromWebview, ToWebview } from "../src/chat/messages";
-import { highlightPending, renderMarkdown } from "./markdown";
+import { enableHighlighting, renderMarkdown } from "./markdown";
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -317,16 +317,13 @@ function painted(kind: "reset" | "event", seq?: number): void {
   });
 }
 
-/** highlight.js comes after the first paint (its own script); it colours what is shown then. */
+/** Code is coloured after the first paint (markdown.ts): the grammars are set up then. */
 let highlighterRequested = false;
 function loadHighlighter(): void {
-  if (highlighterRequested || !document.body.dataset.highlight) return;
+  if (highlighterRequested) return;
   highlighterRequested = true;
-  const script = document.createElement("script");
-  script.src = document.body.dataset.highlight;
-  document.body.append(script);
+  setTimeout(() => enableHighlighting(log), 0);
 }
-window.addEventListener("pi-highlight-ready", () => highlightPending(log));
 
 window.addEventListener("message", (e: MessageEvent) => {
   const m = e.data as ToWebview;

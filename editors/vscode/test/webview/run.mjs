@@ -249,7 +249,7 @@ await check("a big session is paged: the last page first, earlier pages on reque
   assert((await page.locator("#log .item").first().getAttribute("data-entry-id")) === "e50", "oldest first");
 });
 
-await check("highlight.js arrives after the first paint and colours the code shown before it", async () => {
+await check("code is coloured after the first paint: plain (marked) in that frame, highlighted next", async () => {
   const p3 = await browser.newPage();
   const errs = [];
   p3.on("pageerror", (e) => errs.push(e.message));
@@ -257,12 +257,11 @@ await check("highlight.js arrives after the first paint and colours the code sho
   await p3.addInitScript(() => (window.acquireVsCodeApi = () => ({ postMessage() {} })));
   await p3.goto(base);
   const code = { role: "assistant", content: [{ type: "text", text: "```python\ndef add(a, b):\n    return a + b\n```" }] };
-  const loadedBefore = await p3.evaluate((entries) => {
-    const before = typeof window.piHighlight === "function";
+  const atFirstPaint = await p3.evaluate((entries) => {
     window.postMessage({ type: "reset", state: null, entries, hasEarlier: false }, "*");
-    return before;
+    return new Promise((r) => window.addEventListener("message", () => requestAnimationFrame(() => r(document.querySelectorAll("#log code[data-lang]").length)), { once: true }));
   }, [{ type: "message", id: "c1", parentId: null, message: code }]);
-  assert(!loadedBefore, "highlight.js is not part of the first load");
+  assert(atFirstPaint === 1, `marked for later colouring in the first frame: ${atFirstPaint}`);
   await p3.locator("#log code.language-python .hljs-keyword").first().waitFor({ timeout: 5000 });
   assert(!(await p3.locator("#log code[data-lang]").count()), "nothing left uncoloured");
   assert(!errs.length, errs.join("\n"));

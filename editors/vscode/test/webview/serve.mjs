@@ -9,17 +9,16 @@ import { chromium } from "playwright-core";
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const media = join(root, "media");
 
-/** Serves chat.html (placeholders filled as the extension fills them), chat.js, highlight.js, chat.css;
+/** Serves chat.html (placeholders filled as the extension fills them), chat.js and chat.css;
  * `scripts` maps other paths to other builds of chat.js (the benchmark compares two). */
 export async function serveWebview(scripts = {}) {
   const html = readFileSync(join(media, "chat.html"), "utf8")
     .replaceAll("{{cspSource}}", "'self'")
     .replaceAll("{{scriptUri}}", "/chat.js")
-    .replaceAll("{{highlightUri}}", "/highlight.js")
     .replaceAll("{{styleUri}}", "/chat.css");
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
-    const file = { "/chat.js": "chat.js", "/highlight.js": "highlight.js", "/chat.css": "chat.css" }[url.pathname];
+    const file = { "/chat.js": "chat.js", "/chat.css": "chat.css" }[url.pathname];
     if (scripts[url.pathname]) {
       res.writeHead(200, { "content-type": "text/javascript" });
       res.end(readFileSync(scripts[url.pathname]));
