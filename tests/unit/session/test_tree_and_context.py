@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pi_lsp.session import EntryNotFoundError, SessionStore, build_context
-from pi_lsp.session.context import path_to_root
 from pi_lsp.session.convert import convert_to_llm
+from pi_lsp.session.tree import path_to_root
 from tests.unit.session.helpers import Clock, assistant, counting_uuids, tool_result, user
 
 
