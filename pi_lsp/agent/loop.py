@@ -36,7 +36,7 @@ from pi_lsp.agent.events import (
     TurnEnd,
     TurnStart,
 )
-from pi_lsp.edits.attribution import tool_scope
+from pi_lsp.edits.in_flight import tool_scope
 from pi_lsp.session.messages import AssistantMessage, ContextMessage, ToolCall, ToolResultMessage
 from pi_lsp.tools import Tool, ToolError, ToolResult
 
@@ -312,7 +312,7 @@ async def _unless_cancelled(
     The pending question is cancelled with it, so an abort (and a close or a shutdown, which
     abort) never waits for a prompt the user may not answer for minutes. The check runs in its
     own task, so the context variables it sets (the permission gate hands the path it checked
-    to the write that way: ``tools.checked_write``) are copied back to the caller afterwards,
+    to the write that way: ``tools.fs.write_checked``) are copied back to the caller afterwards,
     as if it had been awaited directly.
     """
     context = contextvars.copy_context()

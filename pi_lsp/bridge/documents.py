@@ -29,7 +29,7 @@ from typing import Any
 
 from pygls.workspace import TextDocument, Workspace
 
-from pi_lsp.edits.positions import split_lines
+from pi_lsp.edits.diff import split_lines
 
 
 class DocumentTextWatch:

@@ -49,10 +49,12 @@ from pi_lsp.edits.bridge import (
     TextChange,
     TextWatch,
     WorkspaceChange,
+    normal_path,
+    path_to_uri,
+    uri_key,
+    uri_to_path,
 )
-from pi_lsp.edits.diff import Edit
-from pi_lsp.edits.positions import ENCODINGS, PositionEncoding
-from pi_lsp.edits.uris import normal_path, path_to_uri, uri_key, uri_to_path
+from pi_lsp.edits.diff import ENCODINGS, Edit, PositionEncoding
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

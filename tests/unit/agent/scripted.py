@@ -11,8 +11,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from pi_lsp.devtools.builders import usage
-from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback
-from pi_lsp.tools.params import ToolParams
+from pi_lsp.tools.base import Tool, ToolInvocation, ToolParams, ToolResult
 
 USAGE = usage(100, 10)
 
@@ -104,25 +103,16 @@ class SleepTool(Tool[SleepParams]):
 
     name = "sleep"
     summary = "Sleep"
+    description = "Sleep for a while."
     params_model = SleepParams
     finished: ClassVar[list[str]] = []
 
-    @property
-    def description(self) -> str:
-        return "Sleep for a while."
-
-    async def run(
-        self,
-        params: SleepParams,
-        *,
-        cancel: asyncio.Event | None = None,
-        on_update: UpdateCallback | None = None,
-    ) -> ToolResult:
-        if on_update is not None:
-            on_update(ToolResult.of_text(f"sleeping {params.label}"))
-        assert cancel is not None
+    async def run(self, params: SleepParams, call: ToolInvocation) -> ToolResult:
+        if call.on_update is not None:
+            call.on_update(ToolResult.of_text(f"sleeping {params.label}"))
+        assert call.cancel is not None
         try:
-            await asyncio.wait_for(cancel.wait(), params.seconds)
+            await asyncio.wait_for(call.cancel.wait(), params.seconds)
         except TimeoutError:
             SleepTool.finished.append(params.label)
             return ToolResult.of_text(f"slept {params.label}")

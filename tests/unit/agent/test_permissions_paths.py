@@ -17,8 +17,8 @@ import pytest
 from pi_lsp.agent.loop import LoopHooks, run_loop
 from pi_lsp.agent.permissions import PermissionGate, PermissionRequest
 from pi_lsp.settings import PermissionSettings
-from pi_lsp.tools import ToolError, ToolResult, checked_write, create_tools
-from pi_lsp.tools.checked_write import WriteCheck, expect_write, write_checked
+from pi_lsp.tools import ToolError, ToolResult, create_tools, fs
+from pi_lsp.tools.fs import WriteCheck, expect_write, write_checked
 from tests.unit.agent.scripted import Reply, Script, recorder
 
 
@@ -190,7 +190,7 @@ def test_a_swap_between_the_last_look_and_the_open_is_caught_on_the_descriptor(
     expect_write(WriteCheck(planned, planned, links_allowed=False))
     (root / "sub").rmdir()
     (root / "sub").symlink_to(elsewhere)
-    monkeypatch.setattr(checked_write.os.path, "realpath", lambda p: p)  # the stale look
+    monkeypatch.setattr(fs.os.path, "realpath", lambda p: p)  # the stale look
     with pytest.raises(ToolError) as caught:
         write_checked(planned, b"x")
     assert "a folder on the way" in caught.value.message
@@ -200,7 +200,7 @@ def test_a_swap_between_the_last_look_and_the_open_is_caught_on_the_descriptor(
     (root / "sub").mkdir()
     (root / "sub" / "real.txt").write_text("r")
     (root / "sub" / "a.txt").symlink_to(root / "sub" / "real.txt")  # final link, stale look
-    monkeypatch.setattr(checked_write.os.path, "realpath", lambda p: p)
+    monkeypatch.setattr(fs.os.path, "realpath", lambda p: p)
     with pytest.raises(ToolError) as caught:
         write_checked(planned, b"x")
     assert "became a symbolic link" in caught.value.message
