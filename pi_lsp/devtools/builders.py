@@ -1,8 +1,8 @@
 """Builders of pi's messages, usage, clocks and ids: the one set tests, benchmarks and the demo use.
 
 Messages are plain JSON in pi's shape (what the store appends and the loop passes around).
-Defaults are fixed values (timestamps, a 15-token usage), so a test states only what it is
-about; every default can be overridden.
+Defaults are fixed values (millisecond timestamps a second apart in 2023, a 15-token usage),
+so a test states only what it is about; every default can be overridden.
 """
 
 from __future__ import annotations
@@ -12,6 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from pi_lsp.session.jsonl import JsonObject
+
+USER_TS = 1_700_000_000_000
+"""The default timestamps (ms): a user message, the reply half a second later, a tool result."""
+ASSISTANT_TS = USER_TS + 500
+TOOL_RESULT_TS = USER_TS + 1_000
+FAKE_MODEL = {"provider": "openai", "model": "fake-model", "api": "openai-completions"}
+"""``assistant(**FAKE_MODEL)``: a reply from the scripted server's model (``openai/fake-model``)."""
 
 
 def usage(
@@ -32,34 +39,47 @@ USAGE = usage()
 """A reply's usage: 10 input, 5 output, 15 in total."""
 
 
-def user(text: str, ts: int = 1) -> JsonObject:
-    """A user message with one text block."""
-    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ts}
+def text(value: str) -> JsonObject:
+    """A text content block."""
+    return {"type": "text", "text": value}
 
 
-def call(name: str, call_id: str = "c1", **arguments: Any) -> JsonObject:
-    """A tool call's fields (``id``, ``name``, ``arguments``), for :func:`assistant`'s ``calls``."""
-    return {"id": call_id, "name": name, "arguments": arguments}
+def _content(content: str | list[JsonObject]) -> list[JsonObject]:
+    """A string is one text block (none when empty); a list of blocks is used as it is."""
+    if isinstance(content, str):
+        return [text(content)] if content else []
+    return list(content)
+
+
+def user(content: str | list[JsonObject], ts: int = USER_TS) -> JsonObject:
+    """A user message: one text block, or the blocks given."""
+    blocks = [text(content)] if isinstance(content, str) else list(content)
+    return {"role": "user", "content": blocks, "timestamp": ts}
+
+
+def call(name: str = "read", call_id: str = "c1", **arguments: Any) -> JsonObject:
+    """A ``toolCall`` content block, for :func:`assistant`'s ``calls`` or content."""
+    return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
 
 
 def assistant(
-    text: str = "ok",
+    content: str | list[JsonObject] = "ok",
     *,
     calls: list[JsonObject] | None = None,
     stop: str = "stop",
     total: int = 15,
+    provider: str = "anthropic",
     model: str = "claude-sonnet-4-5",
-    ts: int = 2,
+    api: str = "anthropic-messages",
+    ts: int = ASSISTANT_TS,
     usage_of: JsonObject | None = None,
 ) -> JsonObject:
-    """An assistant reply: a text block (unless empty), then the tool calls."""
-    content: list[JsonObject] = [{"type": "text", "text": text}] if text else []
-    content += [{"type": "toolCall", **c} for c in calls or []]
+    """An assistant reply: its text block (unless empty) or blocks, then the tool calls."""
     return {
         "role": "assistant",
-        "content": content,
-        "api": "anthropic-messages",
-        "provider": "anthropic",
+        "content": _content(content) + [{"type": "toolCall", **c} for c in calls or []],
+        "api": api,
+        "provider": provider,
         "model": model,
         "usage": usage_of if usage_of is not None else {**USAGE, "totalTokens": total},
         "stopReason": stop,
@@ -67,13 +87,19 @@ def assistant(
     }
 
 
-def tool_result(call_id: str, text: str, name: str = "read", ts: int = 3) -> JsonObject:
-    """A successful tool result with one text block."""
+def tool_result(
+    content: str | list[JsonObject],
+    call_id: str = "c1",
+    name: str = "read",
+    *,
+    ts: int = TOOL_RESULT_TS,
+) -> JsonObject:
+    """A successful result of call ``call_id``: one text block, or the blocks given."""
     return {
         "role": "toolResult",
         "toolCallId": call_id,
         "toolName": name,
-        "content": [{"type": "text", "text": text}],
+        "content": [text(content)] if isinstance(content, str) else list(content),
         "isError": False,
         "timestamp": ts,
     }

@@ -14,8 +14,6 @@ from pi_lsp.devtools.builders import usage
 from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback
 from pi_lsp.tools.params import ToolParams
 
-USAGE = usage(100, 10)
-
 
 @dataclass
 class Reply:
@@ -42,7 +40,7 @@ class ScriptedStream:
             "api": "openai-completions",
             "provider": "openai",
             "model": "scripted",
-            "usage": dict(USAGE),
+            "usage": usage(100, 10),
             "stopReason": "stop",
             "timestamp": 1,
         }

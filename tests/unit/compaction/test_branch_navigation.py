@@ -18,17 +18,9 @@ from pi_lsp.compaction import (
     prepare_branch_entries,
 )
 from pi_lsp.compaction.prompts import BRANCH_INSTRUCTIONS, BRANCH_PREAMBLE, SYSTEM_PROMPT
+from pi_lsp.devtools.builders import Clock, assistant, call, counting_uuids, tool_result, user
 from pi_lsp.session import EntryNotFoundError, SessionStore
-from tests.unit.compaction.helpers import (
-    Clock,
-    RecordingModel,
-    assistant,
-    call,
-    counting_uuids,
-    memory_store,
-    tool_result,
-    user,
-)
+from tests.unit.compaction.helpers import RecordingModel, memory_store
 
 
 def forked() -> tuple[SessionStore, dict[str, str]]:

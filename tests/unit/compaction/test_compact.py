@@ -19,18 +19,9 @@ from pi_lsp.compaction import (
     compact,
 )
 from pi_lsp.compaction.prompts import TURN_PREFIX_INSTRUCTIONS
+from pi_lsp.devtools.builders import Clock, assistant, call, counting_uuids, tool_result, user
 from pi_lsp.session import SessionStore
-from tests.unit.compaction.helpers import (
-    Clock,
-    RecordingModel,
-    add_turn,
-    assistant,
-    call,
-    counting_uuids,
-    memory_store,
-    tool_result,
-    user,
-)
+from tests.unit.compaction.helpers import RecordingModel, add_turn, memory_store
 
 KEEP = CompactionSettings(keep_recent_tokens=60)
 

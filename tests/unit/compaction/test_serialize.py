@@ -5,7 +5,7 @@ from __future__ import annotations
 from pi_lsp.compaction import serialize_conversation, serialize_messages
 from pi_lsp.compaction.js import js_number, js_stringify, utf16_prefix
 from pi_lsp.compaction.serialize import truncate_for_summary
-from tests.unit.compaction.helpers import assistant, call, tool_result, user
+from pi_lsp.devtools.builders import assistant, call, tool_result, user
 
 
 def test_a_5000_character_tool_result_keeps_2000_and_says_how_much_was_cut() -> None:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from pi_lsp.daemon.tree_view import TreeView
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, user
 from pi_lsp.session import SessionStore
 from tests.conftest import CONFORMANCE_DIR
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 
 def check(view: TreeView, store: SessionStore) -> dict[str, Any]:

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, user
 from pi_lsp.session import SessionFileError, SessionStore
 from pi_lsp.session.branching import branched_session, continue_recent, fork_from
 from tests.conftest import CONFORMANCE_DIR
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 SESSIONS = CONFORMANCE_DIR / "sessions"
 

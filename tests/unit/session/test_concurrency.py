@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, user
 from pi_lsp.session import SessionStore
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 WRITER = textwrap.dedent(
     """
     import sys
     from pi_lsp.session import SessionStore
     sys.path.insert(0, {root!r})
-    from tests.unit.session.helpers import assistant, user
+    from pi_lsp.devtools.builders import assistant, user
 
     store = SessionStore.open(sys.argv[1])
     tag, count = sys.argv[2], int(sys.argv[3])

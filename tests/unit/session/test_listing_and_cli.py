@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import main
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, user
 from pi_lsp.session import SessionStore
 from pi_lsp.session import listing as listing_module
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import session_dir
 from tests.conftest import CONFORMANCE_DIR
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 CORPUS = CONFORMANCE_DIR / "sessions"
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.devtools.builders import Clock, assistant, call, counting_uuids, tool_result, user
 from pi_lsp.session import SessionFileError, SessionStore
 from pi_lsp.session.entries import SESSION_LINE
 from pi_lsp.session.paths import agent_dir, encode_cwd, session_dir
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, tool_result, user
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 KEY_ORDER = {
@@ -46,9 +46,8 @@ def full_session(s: SessionStore) -> dict[str, str]:
     ids = {"thinking_level_change": s.append_thinking_level_change("medium")}
     ids["model_change"] = s.append_model_change("anthropic", "claude-sonnet-4-5")
     first = s.append_message(user("read a.py"))
-    call = {"id": "c1", "name": "read", "arguments": {"path": "a.py"}}
-    s.append_message(assistant("", tool_calls=[call], stop="toolUse"))
-    s.append_message(tool_result("c1", "print('é😀')"))
+    s.append_message(assistant("", calls=[call("read", path="a.py")], stop="toolUse"))
+    s.append_message(tool_result("print('é😀')", "c1"))
     ids["message"] = s.append_message(assistant("done"))
     ids["compaction"] = s.append_compaction(
         "S", first, 99, {"readFiles": ["a.py"], "modifiedFiles": []}, False

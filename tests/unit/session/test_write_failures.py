@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, user
 from pi_lsp.session import SessionFileError, SessionStore
 from pi_lsp.session.writer import HeaderChangedError
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -29,7 +29,7 @@ PRELUDE = textwrap.dedent(
     from pathlib import Path
     from pi_lsp.session import SessionStore
     sys.path.insert(0, {root!r})
-    from tests.unit.session.helpers import assistant, user
+    from pi_lsp.devtools.builders import assistant, user
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     SOFT, HARD = resource.getrlimit(resource.RLIMIT_FSIZE)
