@@ -41,27 +41,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import plain_copy  # noqa: E402
+from pi_lsp.devtools.builders import VSCODE_CAPABILITIES  # noqa: E402
 
 DAEMON = [sys.executable, "-m", "pi_lsp", "--stdio"]
 COMMAND = ".venv/bin/python bench/bench_daemon.py"
 MARK = re.compile(rb'"content": "(\d{6})\|"')
 """A stamped text chunk as the fake server writes it (``json.dumps`` of ``000042|``)."""
-
-VSCODE_LIKE = {
-    "workspace": {
-        "applyEdit": True,
-        "workspaceEdit": {
-            "documentChanges": True,
-            "resourceOperations": ["create"],
-            "changeAnnotationSupport": {"groupsOnLabel": True},
-        },
-        "workspaceFolders": True,
-        "configuration": True,
-    },
-    "window": {"workDoneProgress": True},
-    "general": {"positionEncodings": ["utf-16"]},
-}
-"""What VS Code announces for what the daemon uses (as in ``tests/e2e/conftest.py``)."""
 
 
 # ----------------------------------------------------------------- a raw JSON-RPC client
@@ -220,7 +205,7 @@ class Client:
             {
                 "processId": os.getpid(),
                 "rootUri": root.as_uri(),
-                "capabilities": VSCODE_LIKE if capabilities is None else capabilities,
+                "capabilities": VSCODE_CAPABILITIES if capabilities is None else capabilities,
                 "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
                 "initializationOptions": {"pi": options},
             },

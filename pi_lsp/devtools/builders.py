@@ -8,7 +8,9 @@ so a test states only what it is about; every default can be overridden.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from pi_lsp.session.jsonl import JsonObject
@@ -121,3 +123,82 @@ def counting_uuids() -> Callable[[], str]:
     """Deterministic UUID strings whose first 8 characters (pi's entry ids) are unique."""
     counter = itertools.count(1)
     return lambda: f"{next(counter):08x}-0000-4000-8000-000000000000"
+
+
+_SYNC = {"synchronization": {"didSave": True, "willSave": True, "dynamicRegistration": False}}
+VSCODE_CAPABILITIES: JsonObject = {
+    "workspace": {
+        "applyEdit": True,
+        "workspaceEdit": {
+            "documentChanges": True,
+            "resourceOperations": ["create", "rename", "delete"],
+            "failureHandling": "textOnlyTransactional",
+            "normalizesLineEndings": True,
+            "changeAnnotationSupport": {"groupsOnLabel": True},
+        },
+        "workspaceFolders": True,
+        "configuration": True,
+    },
+    "textDocument": _SYNC,
+    "window": {"workDoneProgress": True},
+    "general": {"positionEncodings": ["utf-16"]},
+}
+"""The client capabilities VS Code 1.9x announces, the part the daemon reads (LSP JSON)."""
+
+NEOVIM_CAPABILITIES: JsonObject = {
+    "workspace": {
+        "applyEdit": True,
+        "workspaceEdit": {"resourceOperations": ["rename", "create", "delete"]},
+        "workspaceFolders": True,
+        "configuration": True,
+    },
+    "textDocument": _SYNC,
+    "window": {"workDoneProgress": True},
+    "general": {"positionEncodings": ["utf-8", "utf-16", "utf-32"]},
+}
+"""What Neovim 0.11.4 announces (``vim.lsp.protocol.make_client_capabilities()``): UTF-8
+positions preferred, no ``documentChanges`` (so edits go out as unversioned ``changes``) and
+no change annotations."""
+
+
+def session_header(
+    session_id: str = "0b0e5c1e-0000-4000-8000-000000000001",
+    cwd: str = "/",
+    timestamp: str = "2026-01-01T00:00:00.000Z",
+) -> JsonObject:
+    """A version 3 session header line's object, as pi writes it."""
+    return {"type": "session", "version": 3, "id": session_id, "timestamp": timestamp, "cwd": cwd}
+
+
+def write_garbage_session(path: Path, cwd: str, size: int = 9_000_000) -> Path:
+    """A session header then ``size`` bytes of lines that are not JSON (a reader's worst case)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as out:
+        out.write(json.dumps(session_header(cwd=cwd)).encode() + b"\n")
+        number = 0
+        while out.tell() < size:
+            out.write(b"garbage line %d that is not JSON\n" % number)
+            number += 1
+    return path
+
+
+FAKE_MODELS: JsonObject = {
+    "openai/fake-model": {"contextWindow": 100_000},
+    "openai/fake-model-2": {"contextWindow": 200_000, "reasoning": True},
+}
+"""The scripted server's models: the default one and a reasoning one to switch to."""
+
+
+def fake_settings(api_base: str, **extra: Any) -> JsonObject:
+    """pi settings that point the daemon at the scripted server, retrying fast.
+
+    camelCase, as in ``settings.json`` or ``initializationOptions.pi``; ``extra`` adds keys or
+    replaces one.
+    """
+    return {
+        "apiBase": api_base,
+        "defaultModel": "openai/fake-model",
+        "models": FAKE_MODELS,
+        "retry": {"baseDelayMs": 10},
+        **extra,
+    }

@@ -20,7 +20,8 @@ from pytest_lsp import ClientServerConfig
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script
 from pi_lsp.session.entries import SESSION_LINE
-from tests.e2e.conftest import Editor, server_env, start_editor
+from tests.e2e.conftest import server_env, start_editor
+from tests.lsp_editor import Editor
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 CALL_TIMEOUT = 30.0
@@ -58,7 +59,7 @@ async def daemon(
         )
         client = await config.start()
         try:
-            yield exact_json(await start_editor(client, root, agent_dir, fake, settings=settings))
+            yield exact_json(await start_editor(client, root, fake, settings=settings))
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.shutdown_session(), 10)

@@ -8,23 +8,15 @@ import pytest
 from lsprotocol import types as T
 
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
-from tests.e2e.conftest import NEOVIM_CAPABILITIES, VSCODE_CAPABILITIES
+from tests.lsp_editor import NEOVIM_CAPABILITIES, VSCODE_CAPABILITIES, Editor
 
 CAPABILITIES = pytest.mark.parametrize(
     "capabilities", [VSCODE_CAPABILITIES, NEOVIM_CAPABILITIES], ids=["vscode", "neovim"]
 )
 
 
-def open_buffer(editor: Any, text: str, version: int = 1) -> str:
-    uri = (editor.root / "calc.py").as_uri()
-    editor.client.text_document_did_open(
-        T.DidOpenTextDocumentParams(
-            text_document=T.TextDocumentItem(
-                uri=uri, language_id="python", version=version, text=text
-            )
-        )
-    )
-    return uri
+def open_buffer(editor: Editor, text: str, version: int = 1) -> str:
+    return editor.open(editor.root / "calc.py", text, version)
 
 
 def tool_results(messages: dict[str, Any]) -> list[dict[str, Any]]:
@@ -85,7 +77,7 @@ async def test_unsaved_buffer_is_read_and_edited_through_apply_edit(
 
 async def test_rejected_edit_is_a_tool_error_and_nothing_is_overwritten(start: Any) -> None:
     editor = await start(EDIT_SCRIPT)
-    editor.apply_answer = False
+    editor.mode = "refuse"
     open_buffer(editor, "def add(a, b):\n    return abs(a) + b 🎉\n")
     session = (await editor.request("pi/session/new", {}))["sessionId"]
     disk_before = (editor.root / "calc.py").read_text()
@@ -115,7 +107,6 @@ async def test_stale_buffer_version_is_refused(start: Any) -> None:
     typed = "def add(a, b):\n    return abs(a) + b  # user typing\n"
 
     def on_apply(params: T.ApplyWorkspaceEditParams) -> T.ApplyWorkspaceEditResult:
-        editor.edits.append(params.edit)
         editor.client.text_document_did_change(
             T.DidChangeTextDocumentParams(
                 text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=2),

@@ -32,7 +32,6 @@ from pygls.exceptions import JsonRpcException
 from pi_lsp.devtools.fake_script import JsonObject, Script, ScriptToolCall, Turn, message_text
 from pi_lsp.protocol import errors
 from pi_lsp.protocol.methods import METHODS
-from tests.e2e.conftest import Editor
 from tests.e2e.rpc_checks import (
     CALL_TIMEOUT,
     assert_answers,
@@ -44,6 +43,7 @@ from tests.e2e.rpc_checks import (
     schema_errors,
     schema_name,
 )
+from tests.lsp_editor import Editor
 
 EXAMPLES = 53
 """Each example calls every method once (19 calls): 1,007 calls in all."""

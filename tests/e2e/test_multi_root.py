@@ -23,8 +23,9 @@ from pytest_lsp import ClientServerConfig
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import JsonObject, Script, ScriptToolCall, Turn, message_text
 from pi_lsp.session.paths import session_dir
-from tests.e2e.conftest import VSCODE_CAPABILITIES, Editor, _plain, server_env
+from tests.e2e.conftest import VSCODE_CAPABILITIES, server_env
 from tests.e2e.rpc_checks import call, exact_json, killed_on_failure, rpc_error
+from tests.lsp_editor import Editor
 
 THINKING = {"alpha": "high", "beta": "low", "gamma": "minimal"}
 """Each folder's ``defaultThinkingLevel`` in its own ``.pi/settings.json``."""
@@ -67,17 +68,7 @@ async def multi_root(folders: list[Path], agent_dir: Path) -> AsyncIterator[Edit
             server_env=server_env(agent_dir),
         )
         client = await config.start()
-        editor = exact_json(Editor(client=client, root=folders[0], agent_dir=agent_dir, fake=fake))
-
-        @client.feature("pi/event")
-        def on_event(params: Any) -> None:
-            editor.events.append(_plain(params))
-
-        @client.feature("pi/requestPermission")
-        def on_permission(params: Any) -> dict[str, str]:
-            editor.permission_requests.append(_plain(params))
-            return {"decision": "allowOnce"}
-
+        editor = exact_json(Editor(client, folders[0], fake))
         try:
             with killed_on_failure(editor):
                 await asyncio.wait_for(

@@ -24,7 +24,6 @@ from lsprotocol import types as T
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, ScriptUsage, Turn
 from pi_lsp.protocol import errors
 from pi_lsp.protocol.methods import METHODS
-from tests.e2e.conftest import Editor
 from tests.e2e.rpc_checks import (
     assert_answers,
     assert_events_valid,
@@ -39,6 +38,7 @@ from tests.e2e.rpc_checks import (
     server_pid,
     wait_process_exit,
 )
+from tests.lsp_editor import Editor
 
 INVALID_PARAMS = -32602
 GREETING = Script(turns=[Turn(text="Hello there.")], default=Turn(text="Again."))

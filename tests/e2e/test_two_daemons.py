@@ -13,7 +13,6 @@ from typing import Any
 
 from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
 from pi_lsp.protocol import errors
-from tests.e2e.conftest import Editor
 from tests.e2e.rpc_checks import (
     assert_answers,
     assert_events_valid,
@@ -23,6 +22,7 @@ from tests.e2e.rpc_checks import (
     read_session_file,
     rpc_error,
 )
+from tests.lsp_editor import Editor
 
 SLOW = "take your time"
 
