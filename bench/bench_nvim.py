@@ -28,6 +28,7 @@ import pynvim
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import plain_copy
+from pi_lsp.devtools.builders import session_header
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, Turn
 
@@ -39,8 +40,7 @@ BIN = Path(sys.executable).parent
 def thousand_messages(path: Path, cwd: Path) -> None:
     """A chain of 1,000 messages: user, assistant tool call, tool result, assistant text."""
     lines: list[dict[str, Any]] = [
-        {"type": "session", "version": 3, "id": str(uuid.uuid4()),
-         "timestamp": "2026-01-01T00:00:00.000Z", "cwd": str(cwd)},
+        session_header(str(uuid.uuid4()), str(cwd)),
     ]  # fmt: skip
     parent = None
     text = "Some explanation of the code in a few sentences, as a model would write it. " * 3

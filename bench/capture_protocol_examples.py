@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_daemon import Client, RpcError, daemon_env
 from bench.common import SESSIONS
+from pi_lsp.devtools.builders import fake_settings
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, ScriptError, ScriptToolCall, Turn
 
@@ -149,18 +150,12 @@ async def capture(work: Path) -> Recorder:
     client = await Client.spawn(daemon_env(work / "agent"), cwd=str(root))
     client.on_message = recorder.on_message
     client.answers["window/workDoneProgress/create"] = lambda params: None
-    options = {
-        "apiBase": fake.base_url,
-        "defaultModel": "openai/fake-model",
-        "models": {
-            "openai/fake-model": {"contextWindow": 100_000},
-            "openai/fake-model-2": {"contextWindow": 200_000, "reasoning": True},
-        },
-        "retry": {"baseDelayMs": 10},
-        "compaction": {"keepRecentTokens": 10},
-        "permissions": {"bash": "ask"},
-        "editMode": "vim",
-    }
+    options = fake_settings(
+        fake.base_url,
+        compaction={"keepRecentTokens": 10},
+        permissions={"bash": "ask"},
+        editMode="vim",
+    )
     try:
         init_params = {
             "processId": None,

@@ -13,6 +13,7 @@ import pytest
 
 from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
 from pi_lsp.agent.factory import AgentOptions, create_agent_session
+from pi_lsp.devtools.builders import fake_settings
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, ScriptError, ScriptToolCall, ScriptUsage, Turn
 from pi_lsp.session import SessionStore
@@ -39,13 +40,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def settings_for(fake: FakeOpenAI, **extra: Any) -> Settings:
-    data: dict[str, Any] = {
-        "apiBase": fake.base_url,
-        "retry": {"baseDelayMs": 10},
-        "models": {"openai/fake-model": {"contextWindow": 100_000}},
-        **extra,
-    }
-    return Settings.model_validate(data)
+    return Settings.model_validate(fake_settings(fake.base_url, **extra))
 
 
 async def make_agent(

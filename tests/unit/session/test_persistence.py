@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.devtools.builders import Clock, assistant, call, counting_uuids, tool_result, user
+from pi_lsp.devtools.builders import (
+    Clock,
+    assistant,
+    call,
+    counting_uuids,
+    session_header,
+    tool_result,
+    user,
+)
 from pi_lsp.session import SessionFileError, SessionStore
 from pi_lsp.session.entries import SESSION_LINE
 from pi_lsp.session.paths import agent_dir, encode_cwd, session_dir
@@ -145,13 +153,7 @@ def test_unicode_line_separators_stay_inside_their_line(tmp_path: Path) -> None:
 
 def test_foreign_fields_and_entry_types_survive(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    header = {
-        "type": "session",
-        "version": 3,
-        "id": "u",
-        "timestamp": "2025-01-01T00:00:00.000Z",
-        "cwd": "/",
-    }
+    header = session_header("u", timestamp="2025-01-01T00:00:00.000Z")
     future = {
         "type": "future_kind",
         "id": "aaaaaaaa",
@@ -245,13 +247,7 @@ def test_duplicate_header_and_ids_are_tolerated_and_reported(tmp_path: Path) -> 
 
 def test_orphans_self_parents_and_cycles_load(tmp_path: Path) -> None:
     path = tmp_path / "links.jsonl"
-    header = {
-        "type": "session",
-        "version": 3,
-        "id": "x",
-        "timestamp": "2025-01-01T00:00:00.000Z",
-        "cwd": "/",
-    }
+    header = session_header("x", timestamp="2025-01-01T00:00:00.000Z")
 
     def entry(entry_id: str, parent: str | None) -> dict[str, Any]:
         return {"type": "message", "id": entry_id, "parentId": parent,
