@@ -108,14 +108,18 @@ def tool_result(
 
 
 class Clock:
-    """Seconds that advance one millisecond per call, so entry timestamps differ."""
+    """Seconds that advance ``step`` per reading, and whenever a test sets ``now``.
 
-    def __init__(self, start: float = 1_700_000_000.0) -> None:
+    The default step, a millisecond, keeps entry timestamps apart.
+    """
+
+    def __init__(self, start: float = 1_700_000_000.0, step: float = 0.001) -> None:
         self.now = start
+        self.step = step
 
     def __call__(self) -> float:
         """The next time."""
-        self.now += 0.001
+        self.now += self.step
         return self.now
 
 

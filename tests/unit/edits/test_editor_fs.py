@@ -23,11 +23,6 @@ UNSAVED = "alpha = 1\nbeta = 2\ngamma = 3\n"
 
 
 @pytest.fixture
-def editor() -> FakeEditor:
-    return FakeEditor()
-
-
-@pytest.fixture
 def fs(editor: FakeEditor) -> EditorFileSystem:
     return EditorFileSystem(editor)
 

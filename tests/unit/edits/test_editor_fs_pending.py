@@ -7,26 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.devtools.builders import Clock
 from pi_lsp.edits import EditorFileSystem, TextChange, tool_scope
 from pi_lsp.tools import ToolError
 from tests.unit.edits.fake_editor import FakeEditor
-
-
-class FakeClock:
-    """Monotonic seconds that move only when told to (or by ``step`` on every reading)."""
-
-    def __init__(self, step: float = 0.0) -> None:
-        self.now = 100.0
-        self.step = step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
-
-
-@pytest.fixture
-def editor() -> FakeEditor:
-    return FakeEditor()
 
 
 @pytest.fixture
@@ -118,7 +102,7 @@ async def test_an_edit_never_reported_back_stops_hiding_the_buffer(
     editor: FakeEditor, clean: str
 ) -> None:
     editor.deliver_changes = False
-    clock = FakeClock()
+    clock = Clock(100.0, step=0.0)
     fs = EditorFileSystem(editor, settle_timeout=5.0, clock=clock)
     await fs.write_text(clean, "two\n")
     clock.now += 4.0
@@ -146,7 +130,7 @@ async def test_a_write_after_an_edit_never_reported_back_is_refused(
     editor: FakeEditor, clean: str
 ) -> None:
     editor.deliver_changes = False
-    fs = EditorFileSystem(editor, settle_timeout=5.0, clock=FakeClock(step=1.0))
+    fs = EditorFileSystem(editor, settle_timeout=5.0, clock=Clock(100.0, step=1.0))
     await fs.write_text(clean, "two\n")
     with pytest.raises(ToolError, match="did not report the result of the previous change"):
         await fs.write_text(clean, "three\n")

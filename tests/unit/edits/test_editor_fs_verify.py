@@ -12,9 +12,10 @@ from pi_lsp.tools import ToolError
 from tests.unit.edits.fake_editor import FakeEditor
 
 
-@pytest.fixture
-def editor() -> FakeEditor:
-    return FakeEditor(watch=True)
+@pytest.fixture(autouse=True)
+def watching(editor: FakeEditor) -> None:
+    """This editor offers ``watch_text``."""
+    editor.watch = True
 
 
 @pytest.fixture

@@ -15,11 +15,6 @@ UNSAVED = "def greet(name):\r\n    return 'hi 😀 ' + name\r\n\r\nprint(greet('
 
 
 @pytest.fixture
-def editor() -> FakeEditor:
-    return FakeEditor()
-
-
-@pytest.fixture
 def workspace(tmp_path: Path, editor: FakeEditor) -> Path:
     (tmp_path / "greet.py").write_text(SAVED, newline="")
     editor.open(str(tmp_path / "greet.py"), UNSAVED, version=7)
