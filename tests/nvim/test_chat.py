@@ -137,18 +137,23 @@ def test_rendering_after_reopen_matches_the_stream(launch: Any) -> None:
     assert chat_text(n) == streamed
 
 
-def test_gb_branches_and_the_tree_shows_both_branches(launch: Any) -> None:
-    n = launch(
-        Script(
-            turns=[Turn(text="Answer one."), Turn(text="Answer two."), Turn(text="Answer three.")]
-        )
-    )
+def two_questions_then_back_to_the_first(n: Any) -> None:
+    """Ask two questions in the chat, then put the cursor on the first answer."""
     open_chat(n)
     send(n, "question one")
     wait_idle(n)
     send(n, "question two")
     wait_idle(n, 2)
     cursor_to(n, "Answer one.")
+
+
+def test_gb_branches_and_the_tree_shows_both_branches(launch: Any) -> None:
+    n = launch(
+        Script(
+            turns=[Turn(text="Answer one."), Turn(text="Answer two."), Turn(text="Answer three.")]
+        )
+    )
+    two_questions_then_back_to_the_first(n)
     n.nvim.input("gb")
     n.wait("return not table.concat(" + CHAT_LINES[7:] + ", '\\n'):find('question two', 1, true)")
     send(n, "question three")
@@ -204,12 +209,7 @@ def test_gl_labels_and_gB_branches_with_a_summary(launch: Any) -> None:
             default=Turn(text="## Goal\nsummary of the branch"),
         )
     )
-    open_chat(n)
-    send(n, "question one")
-    wait_idle(n)
-    send(n, "question two")
-    wait_idle(n, 2)
-    cursor_to(n, "Answer one.")
+    two_questions_then_back_to_the_first(n)
     entry = n.lua("return require('pi_lsp').entry_at_cursor()")
     n.lua("vim.ui.input = function(_, cb) cb('my label') end")
     n.nvim.input("gl")
