@@ -7,6 +7,19 @@ from pi_lsp.agent.stream import Endpoint, ModelRequest
 from pi_lsp.devtools.builders import user
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 
+THINKING_THEN_TEXT = [
+    "start",
+    "thinking_start",
+    "thinking_delta",
+    "thinking_delta",
+    "thinking_end",
+    "text_start",
+    "text_delta",
+    "text_end",
+    "done",
+]
+"""The event types of a reply that thinks in two deltas, then answers in one."""
+
 
 def request(model: ModelInfo, fake: FakeOpenAI, **options: object) -> ModelRequest:
     """A request for one user message against ``fake``."""

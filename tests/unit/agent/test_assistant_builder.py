@@ -8,6 +8,7 @@ from typing import Any
 from pi_lsp.agent.assistant_builder import REDACTED_THINKING, AssistantBuilder
 from pi_lsp.agent.models import ModelInfo, ModelRef, TokenPrices
 from pi_lsp.session.messages import AssistantMessage
+from tests.unit.agent.helpers import THINKING_THEN_TEXT
 
 CLAUDE = ModelInfo(
     ref=ModelRef.parse("anthropic/claude-sonnet-4-5"),
@@ -59,17 +60,7 @@ def test_anthropic_thinking_signature_and_cache_usage() -> None:
         {"type": "thinking", "thinking": "Plan more", "thinkingSignature": "SIG"},
         {"type": "text", "text": "Answer"},
     ]
-    assert [e["type"] for e in events] == [
-        "start",
-        "thinking_start",
-        "thinking_delta",
-        "thinking_delta",
-        "thinking_end",
-        "text_start",
-        "text_delta",
-        "text_end",
-        "done",
-    ]
+    assert [e["type"] for e in events] == THINKING_THEN_TEXT
     assert {
         k: message["usage"][k]
         for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
