@@ -154,17 +154,22 @@ function M.fork(entry)
   end)
 end
 
-function M.new()
-  client.request("pi/session/new", {}, function(err, result)
+--- Ask for a session (`pi/session/new` or `pi/session/open`) and show it in the open chat.
+local function show_session(method, params)
+  client.request(method, params, function(err, session)
     if err then
       return fail(err)
     end
-    chat().show(result)
+    chat().show(session)
     if not chat().is_open() then
       chat().open()
     end
     refresh_tree()
   end)
+end
+
+function M.new()
+  show_session("pi/session/new", {})
 end
 
 --- One picker line for a session: name, time, first message.
@@ -188,16 +193,7 @@ function M.sessions()
       if not info then
         return
       end
-      client.request("pi/session/open", { path = info.path }, function(e, session)
-        if e then
-          return fail(e)
-        end
-        chat().show(session)
-        if not chat().is_open() then
-          chat().open()
-        end
-        refresh_tree()
-      end)
+      show_session("pi/session/open", { path = info.path })
     end)
   end)
 end
