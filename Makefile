@@ -67,7 +67,7 @@ $(PI16_READY):
 		$(PI16_DIR)/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js --version
 	touch $@
 
-bench: $(STAMP) ## benchmarks; results go to docs/benchmarks.md by hand
+bench: $(STAMP) $(PI16_READY) ## benchmarks (bench_branch drives the real pi 1.6.0); results go to docs/benchmarks.md by hand
 	$(PY) -m bench
 
 schemas: $(STAMP) $(VSCODE_DEPS) ## regenerate schemas/ from the pydantic models, then the Lua types and the VS Code extension's types and pi.* settings from schemas/

@@ -25,7 +25,7 @@ from lsprotocol import types as T
 from pygls.workspace import PositionCodec, TextDocument
 from pytest_lsp import LanguageClient
 
-from pi_lsp.bridge.line_breaks import LspTextDocument
+from pi_lsp.bridge.documents import LspTextDocument
 from pi_lsp.devtools import builders
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 

@@ -18,8 +18,8 @@ from acp import RequestError
 
 from pi_lsp.acp.tool_calls import path_of
 from pi_lsp.tools import FileStat, LocalFileSystem, ToolError
+from pi_lsp.tools.files import SNIFF_BYTES, detect_image_mime
 from pi_lsp.tools.fs import encode_utf8
-from pi_lsp.tools.images import SNIFF_BYTES, detect_image_mime
 
 logger = logging.getLogger(__name__)
 
@@ -123,14 +123,6 @@ class ClientFileSystem:
     async def stat(self, path: str) -> FileStat:
         """On the disk."""
         return await self.disk.stat(path)
-
-    async def is_file(self, path: str) -> bool:
-        """On the disk."""
-        return await self.disk.is_file(path)
-
-    async def is_dir(self, path: str) -> bool:
-        """On the disk."""
-        return await self.disk.is_dir(path)
 
     async def access(self, path: str, *, write: bool = False) -> bool:
         """On the disk."""

@@ -17,8 +17,7 @@ from acp.schema import EnvVariable
 
 from pi_lsp.tools.base import ToolResult, UpdateCallback
 from pi_lsp.tools.bash import BashParams, BashTool, Outcome
-from pi_lsp.tools.bash_output import OutputCollector
-from pi_lsp.tools.shell import resolve_shell, shell_env
+from pi_lsp.tools.shell import OutputCollector, resolve_shell, shell_env
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES
 
 logger = logging.getLogger(__name__)

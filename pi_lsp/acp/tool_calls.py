@@ -18,7 +18,7 @@ from acp.schema import (
     ToolKind,
 )
 
-from pi_lsp.tools.paths import resolve_to_cwd
+from pi_lsp.tools.base import resolve_to_cwd
 
 Content = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
 

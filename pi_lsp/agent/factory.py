@@ -12,14 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.agent.agent_session import AgentConfig, AgentSession, StreamFactory
-from pi_lsp.agent.complete import LitellmTextModel
-from pi_lsp.agent.models import ModelInfo, ModelRef, resolve_model
+from pi_lsp.agent.agent_session import AgentSession
+from pi_lsp.agent.config import AgentConfig, StreamFactory
+from pi_lsp.agent.models import THINKING_LEVELS, ModelInfo, ModelRef, ThinkingLevel, resolve_model
 from pi_lsp.agent.permissions import PermissionGate
-from pi_lsp.agent.stream import Endpoint, stream_assistant
-from pi_lsp.agent.thinking import THINKING_LEVELS, ThinkingLevel
+from pi_lsp.agent.stream import Endpoint, LitellmTextModel, stream_assistant
 from pi_lsp.compaction import SummaryModel, TokenCounter, estimator_for
-from pi_lsp.context import ProjectContextCache, build_system_prompt
+from pi_lsp.prompt import PromptSourcesCache, build_system_prompt
 from pi_lsp.session import SessionStore
 from pi_lsp.settings import Settings
 from pi_lsp.tools import (
@@ -43,7 +42,7 @@ class AgentOptions:
     fs: FileSystem | None = None
     """Where ``read``/``write``/``edit`` go (the disk by default; the daemon passes the editor)."""
     stream: StreamFactory = stream_assistant
-    project: ProjectContextCache | None = None
+    project: PromptSourcesCache | None = None
     """Shared AGENTS.md cache (one per daemon)."""
     permissions: PermissionGate | None = None
     """Asked before bash and outside writes; None (the CLI) runs everything."""
@@ -113,12 +112,12 @@ async def create_agent_session(
         grep = tools.get("grep")
         if isinstance(grep, GrepTool):
             grep.skip_file = options.permissions.is_secret
-    project = options.project or ProjectContextCache()
+    project = options.project or PromptSourcesCache()
 
     def system_prompt(active: Sequence[Tool[Any]]) -> str:
         return build_system_prompt(project.get(cwd), tools=[(t.name, t.summary) for t in active])
 
-    def summary_model(info: ModelInfo, abort: asyncio.Event) -> SummaryModel:
+    def summary_model(info: ModelInfo, endpoint: Endpoint, abort: asyncio.Event) -> SummaryModel:
         return LitellmTextModel(model=info, endpoint=endpoint, abort=abort)
 
     config = AgentConfig(

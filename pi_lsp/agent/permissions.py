@@ -14,7 +14,7 @@ Four kinds, each with a policy (``ask``, ``allow``, ``deny``; settings ``permiss
 For ``ask`` an injected asker (the editor, through the daemon) answers ``allowOnce``,
 ``allowSession`` or ``deny``; no answer in time, or no way to ask, means deny. A denial becomes
 the tool call's error result, so the model learns it was refused and the run goes on. The real
-path a write was checked (and maybe asked) for goes to the write itself (``checked_write``),
+path a write was checked (and maybe asked) for goes to the write itself (``fs.write_checked``),
 which refuses a target that changed in between.
 """
 
@@ -31,9 +31,8 @@ from pi_lsp.literals import PermissionDecision, PermissionKind
 from pi_lsp.path_rules import inside, protected_pattern, secret_pattern
 from pi_lsp.session.paths import agent_dir
 from pi_lsp.settings import PermissionSettings
-from pi_lsp.tools.checked_write import WriteCheck, expect_write
-from pi_lsp.tools.errors import ToolError
-from pi_lsp.tools.paths import read_path_variants, resolve_to_cwd
+from pi_lsp.tools.base import ToolError, read_path_variants, resolve_to_cwd
+from pi_lsp.tools.fs import WriteCheck, expect_write
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,6 @@ No pygls or lsprotocol here (the architecture test checks it): the LSP side live
 
 from __future__ import annotations
 
-from pi_lsp.edits.attribution import current_tool, tool_scope
 from pi_lsp.edits.bridge import (
     ApplyOutcome,
     CreateFile,
@@ -15,11 +14,12 @@ from pi_lsp.edits.bridge import (
     OpenDocument,
     TextChange,
     WorkspaceChange,
+    path_to_uri,
+    uri_to_path,
 )
-from pi_lsp.edits.diff import Edit, apply_edits, text_edits
+from pi_lsp.edits.diff import Edit, PositionEncoding, apply_edits, text_edits
 from pi_lsp.edits.editor_fs import EditorFileSystem
-from pi_lsp.edits.positions import PositionEncoding
-from pi_lsp.edits.uris import path_to_uri, uri_to_path
+from pi_lsp.edits.in_flight import current_tool, tool_scope
 
 __all__ = [
     "ApplyOutcome",

@@ -5,16 +5,49 @@ buffers the editor has open (with their unsaved text and version), applies a wor
 (``workspace/applyEdit`` in the pygls implementation, ``pi_lsp.bridge.pygls_bridge``), and states
 what the client can do. The change is described with the small dataclasses below, so this package
 and its tests never import pygls or lsprotocol.
+
+Documents are named by ``file://`` URIs. A path becomes ``file:///…`` with every byte outside the
+unreserved set and ``/`` percent-encoded as UTF-8 (a space is ``%20``, ``#`` is ``%23``):
+``pathlib``'s ``as_uri``, which also spells Windows drives. Clients differ in what else they
+encode (VS Code encodes the ``:`` of a Windows drive), so URIs are compared decoded
+(``uri_key``), as pygls keys its documents.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
+from urllib.parse import unquote, urlsplit
+from urllib.request import url2pathname
 
-from pi_lsp.edits.diff import Edit
-from pi_lsp.edits.positions import PositionEncoding
+from pi_lsp.edits.diff import Edit, PositionEncoding
 from pi_lsp.literals import EditMode as EditMode
+
+
+def path_to_uri(path: str) -> str:
+    """The ``file://`` URI of an absolute path."""
+    return Path(path).as_uri()
+
+
+def uri_to_path(uri: str) -> str | None:
+    """The local path of a ``file://`` URI (decoded); None for other schemes."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file":
+        return None
+    path = url2pathname(parts.path)
+    return f"//{parts.netloc}{path}" if parts.netloc else path
+
+
+def uri_key(uri: str) -> str:
+    """A URI decoded for comparison."""
+    return unquote(uri)
+
+
+def normal_path(path: str) -> str:
+    """A path's normalized spelling (``..`` and doubled slashes resolved, case as the OS folds)."""
+    return os.path.normcase(os.path.normpath(path))
 
 
 @dataclass(frozen=True, slots=True)

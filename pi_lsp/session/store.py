@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.session.context import ContextCache, SessionContext
+from pi_lsp.session.context import ContextBuilder, SessionContext
 from pi_lsp.session.entries import CURRENT_VERSION
 from pi_lsp.session.ids import (
     Clock,
@@ -69,7 +69,8 @@ class SessionStore:
         self._index = SessionIndex(str(loaded.path) if persist else "<memory>")
         self._index.diagnostics.extend(loaded.diagnostics)
         self._leaf: str | None = None
-        self._context = ContextCache(self._index.build_context)
+        index = self._index
+        self._context = ContextBuilder(index.by_id, lambda: index.settings_reliable)
         self._listeners: list[Listener] = []
         self._file = SessionFile(self.path, loaded)
         self._index.add_all(loaded.records)
@@ -220,7 +221,7 @@ class SessionStore:
         """The model context at ``leaf_id`` (default: the current leaf); incremental."""
         if leaf_id is not None:
             self.require(leaf_id)
-        return self._context.get(self._index.by_id, leaf_id if leaf_id is not None else self._leaf)
+        return self._context.build(leaf_id if leaf_id is not None else self._leaf)
 
     def add_listener(self, listener: Listener) -> None:
         """Be told about every new entry (appended here or by another process)."""

@@ -9,18 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pi_lsp.session.messages import ContentBlock, ImageContent, TextContent
-from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback
+from pi_lsp.tools.base import Tool, ToolError, ToolResult
 from pi_lsp.tools.bash import BashTool
 from pi_lsp.tools.edit import EditTool
-from pi_lsp.tools.errors import ToolError
-from pi_lsp.tools.find import FindTool
+from pi_lsp.tools.files import LsTool, ReadTool, WriteTool
 from pi_lsp.tools.fs import FileStat, FileSystem, LocalFileSystem
-from pi_lsp.tools.grep import GrepTool
-from pi_lsp.tools.ls import LsTool
-from pi_lsp.tools.read import ReadTool
+from pi_lsp.tools.search import FindTool, GrepTool
 from pi_lsp.tools.shell import ShellSettings
-from pi_lsp.tools.write import WriteTool
 
 AnyTool = Tool[Any]
 
@@ -68,36 +63,24 @@ def close_tools(tools: dict[str, AnyTool]) -> None:
         bash.close()
 
 
-def active_tools(
-    tools: dict[str, AnyTool], names: tuple[str, ...] = DEFAULT_ACTIVE
-) -> list[AnyTool]:
-    """The tools named in ``names`` (pi's default set unless given), in that order."""
-    return [tools[name] for name in names if name in tools]
-
-
 __all__ = [
     "DEFAULT_ACTIVE",
     "TOOL_NAMES",
     "AnyTool",
     "BashTool",
-    "ContentBlock",
     "EditTool",
     "FileStat",
     "FileSystem",
     "FindTool",
     "GrepTool",
-    "ImageContent",
     "LocalFileSystem",
     "LsTool",
     "ReadTool",
     "ShellSettings",
-    "TextContent",
     "Tool",
     "ToolError",
     "ToolResult",
-    "UpdateCallback",
     "WriteTool",
-    "active_tools",
     "close_tools",
     "create_tools",
 ]

@@ -3,7 +3,7 @@
 ``<shell> -c <command>`` runs in the session cwd in a new session (own process group), stdout and
 stderr on one pipe. Output streams to ``on_update`` as partial results; the final text is the
 last 2000 lines / 50 KB with pi's notice and the full-output file (capped, removed with the
-session: ``bash_files``). Partial results are coalesced to one per ``UPDATE_INTERVAL``. A
+session: ``shell``). Partial results are coalesced to one per ``UPDATE_INTERVAL``. A
 non-zero exit is an error result (output, then ``Command exited with code N``). Abort and
 timeout kill the whole process group and report ``Command aborted`` / ``Command timed out after
 N seconds``; so does cancelling the task running the tool, so no process outlives it.
@@ -22,12 +22,24 @@ from typing import Literal
 
 from pydantic import Field
 
-from pi_lsp.tools.base import Tool, ToolResult, UpdateCallback, text_block
-from pi_lsp.tools.bash_files import OutputFiles
-from pi_lsp.tools.bash_output import OutputCollector
-from pi_lsp.tools.errors import ToolError
-from pi_lsp.tools.params import ToolParams
-from pi_lsp.tools.shell import ShellSettings, kill_process_tree, resolve_shell, shell_env
+from pi_lsp.tools.base import (
+    Tool,
+    ToolError,
+    ToolInvocation,
+    ToolParams,
+    ToolResult,
+    UpdateCallback,
+    optional,
+    text_block,
+)
+from pi_lsp.tools.shell import (
+    OutputCollector,
+    OutputFiles,
+    ShellSettings,
+    kill_process_tree,
+    resolve_shell,
+    shell_env,
+)
 from pi_lsp.tools.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -41,19 +53,17 @@ logger = logging.getLogger(__name__)
 Outcome = Literal["exited", "aborted", "timeout"]
 _DRAIN_STEP = 0.05
 _DRAIN_STEPS = 20
-UPDATE_INTERVAL = 0.1
-"""Seconds between two streamed partial results of one command."""
 """After the shell exits, read on while output keeps coming, for at most one second: a process
 it left in the background may hold the pipe open."""
+UPDATE_INTERVAL = 0.1
+"""Seconds between two streamed partial results of one command."""
 
 
 class BashParams(ToolParams):
     """Arguments of ``bash``."""
 
     command: str = Field(description="Bash command to execute")
-    timeout: float | None = Field(
-        default=None, description="Timeout in seconds (optional, no default timeout)"
-    )
+    timeout: float | None = optional("Timeout in seconds (optional, no default timeout)")
 
 
 class _PipeReader(asyncio.Protocol):
@@ -120,6 +130,12 @@ class BashTool(Tool[BashParams]):
 
     name = "bash"
     summary = "Execute bash commands (ls, grep, find, etc.)"
+    description = (
+        "Execute a bash command in the current working directory. Returns stdout and stderr. "
+        f"Output is truncated to last {DEFAULT_MAX_LINES} lines or "
+        f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). If truncated, full output "
+        "is saved to a temp file. Optionally provide a timeout in seconds."
+    )
     params_model = BashParams
 
     def __init__(self, cwd: str, settings: ShellSettings | None = None) -> None:
@@ -134,27 +150,11 @@ class BashTool(Tool[BashParams]):
         """Remove the session's full-output files (the session closed)."""
         self.output_files.remove_all()
 
-    @property
-    def description(self) -> str:
-        """pi's description of ``bash``."""
-        return (
-            "Execute a bash command in the current working directory. Returns stdout and stderr. "
-            f"Output is truncated to last {DEFAULT_MAX_LINES} lines or "
-            f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). If truncated, full output "
-            "is saved to a temp file. Optionally provide a timeout in seconds."
-        )
-
-    async def run(
-        self,
-        params: BashParams,
-        *,
-        cancel: asyncio.Event | None = None,
-        on_update: UpdateCallback | None = None,
-    ) -> ToolResult:
+    async def run(self, params: BashParams, call: ToolInvocation) -> ToolResult:
         """Run the command to its end, abort or timeout."""
         prefix = self.settings.command_prefix
         command = f"{prefix}\n{params.command}" if prefix else params.command
-        if cancel is not None and cancel.is_set():
+        if call.aborted:
             return ToolResult.of_text("Command aborted", {}, is_error=True)
         if not os.path.exists(self.cwd):
             raise ToolError(
@@ -163,7 +163,7 @@ class BashTool(Tool[BashParams]):
         collector = OutputCollector(self.settings.temp_dir, self.output_files)
         try:
             outcome, code = await self._spawn_and_wait(
-                command, params, collector, cancel, on_update
+                command, params, collector, call.cancel, call.on_update
             )
         finally:
             collector.close()

@@ -10,34 +10,42 @@ identical result) and its match order (exact, then fuzzy; occurrences counted in
 Only the matched span of the file changes: a UTF-8 BOM, the bytes outside the span and their
 line endings stay as they were; the new text takes the file's line ending (the first one in the
 file). pi rewrites the whole file LF-normalized, and fuzzy-normalized after a fuzzy match.
+
+The result's ``details`` hold pi's line-numbered diff (``diff``, ``firstChangedLine``). Not a
+unified diff: each changed line is ``+NN text`` or ``-NN text``, context lines are `` NN text``
+(numbers right-aligned to the width of the larger line count), at most four context lines on
+each side of a change, and `` <pad> ...`` where lines are skipped. pi computes the line changes
+with jsdiff's ``diffLines``; here ``difflib`` does it on the same line tokens (each line keeps
+its newline), after the common head and tail are set aside, which gives the same hunks for the
+edits the tool makes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
+import re
 from dataclasses import dataclass
-from typing import Any
+from difflib import SequenceMatcher
+from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from pi_lsp.tools.base import ToolResult, UpdateCallback, raise_if_aborted
-from pi_lsp.tools.edit_diff import generate_diff_string
+from pi_lsp.tools.base import ToolError, ToolInvocation, ToolParams, ToolResult
 from pi_lsp.tools.edit_match import (
     FuzzyView,
+    LfView,
     Span,
     count_occurrences,
     lf_view,
     normalize_for_fuzzy_match,
     to_lf,
 )
-from pi_lsp.tools.errors import ToolError
-from pi_lsp.tools.file_tool import FileTool
-from pi_lsp.tools.params import ToolParams
-from pi_lsp.tools.paths import resolve_to_cwd
+from pi_lsp.tools.fs import FileTool
 
 BOM = "\ufeff"
+PartKind = Literal["equal", "removed", "added"]
+_TOKEN = re.compile(r"[^\n]*\n|[^\n]+")
 
 
 class Replacement(ToolParams):
@@ -100,40 +108,30 @@ class EditTool(FileTool[EditParams]):
 
     name = "edit"
     summary = "Make surgical edits to files (find exact text and replace)"
+    description = (
+        "Edit a single file using exact text replacement. Every edits[].oldText must match a "
+        "unique, non-overlapping region of the original file. If two changes affect the same "
+        "block or nearby lines, merge them into one edit instead of emitting overlapping "
+        "edits. Do not include large unchanged regions just to connect distant changes."
+    )
     params_model = EditParams
 
-    @property
-    def description(self) -> str:
-        """pi's description of ``edit``."""
-        return (
-            "Edit a single file using exact text replacement. Every edits[].oldText must match a "
-            "unique, non-overlapping region of the original file. If two changes affect the same "
-            "block or nearby lines, merge them into one edit instead of emitting overlapping "
-            "edits. Do not include large unchanged regions just to connect distant changes."
-        )
-
-    async def run(
-        self,
-        params: EditParams,
-        *,
-        cancel: asyncio.Event | None = None,
-        on_update: UpdateCallback | None = None,
-    ) -> ToolResult:
+    async def run(self, params: EditParams, call: ToolInvocation) -> ToolResult:
         """Read, replace the one match, write back, report pi's diff details."""
-        raise_if_aborted(cancel)
+        call.check()
         if not params.edits:
             raise ToolError(
                 "Edit tool input is invalid. edits must contain at least one replacement."
             )
-        absolute = resolve_to_cwd(params.path, self.cwd)
+        absolute = self.resolve(params.path)
         if not await self.fs.access(absolute, write=True):
             raise ToolError(f"File not found: {params.path}")
         with self.os_errors("read", absolute):
             raw = await self.fs.read_text(absolute)
-        raise_if_aborted(cancel)
+        call.check()
         pairs = [(e.oldText, e.newText) for e in params.edits]
-        edited = apply_edits(raw, pairs, path=params.path)
-        raise_if_aborted(cancel)
+        edited = apply_replacements(raw, pairs, path=params.path)
+        call.check()
         with self.os_errors("open", absolute, "write"):
             await self.fs.write_text(absolute, edited.text)
         diff = generate_diff_string(edited.before_lf, edited.after_lf)
@@ -159,49 +157,66 @@ def detect_line_ending(content: str) -> str:
     return "\r\n" if first > 0 and content[first - 1] == "\r" else "\n"
 
 
-def apply_edit(raw: str, old_text: str, new_text: str, *, path: str) -> EditOutcome:
+@dataclass(frozen=True, slots=True)
+class _File:
+    """A file's text split for editing: its BOM, the rest, its line ending and LF view."""
+
+    bom: str
+    content: str
+    ending: str
+    view: LfView
+
+    @classmethod
+    def of(cls, raw: str) -> _File:
+        bom = BOM if raw.startswith(BOM) else ""
+        content = raw[len(bom) :]
+        return cls(bom, content, detect_line_ending(content), lf_view(content))
+
+    def splice(self, text: str, span: Span, new_lf: str) -> str:
+        """``text`` (this file's content, or it edited after ``span``) with ``span`` replaced."""
+        replacement = span.prefix + new_lf + span.suffix
+        if self.ending == "\r\n":
+            replacement = replacement.replace("\n", "\r\n")
+        start, end = self.view.to_original(span.start), self.view.to_original(span.end)
+        return text[:start] + replacement + text[end:]
+
+    def outcome(self, result: str, unchanged: str) -> EditOutcome:
+        """The outcome of editing to ``result``; ``ToolError(unchanged)`` when nothing changed."""
+        result_lf = to_lf(result)
+        if result_lf == self.view.text:
+            raise ToolError(unchanged)
+        return EditOutcome(self.bom + result, self.view.text, result_lf)
+
+
+def apply_replacement(raw: str, old_text: str, new_text: str, *, path: str) -> EditOutcome:
     """Replace the single match of ``old_text`` in a file's text; ``ToolError`` on pi's failures."""
-    bom = BOM if raw.startswith(BOM) else ""
-    content = raw[len(bom) :]
-    ending = detect_line_ending(content)
-    view = lf_view(content)
+    file = _File.of(raw)
     old_lf, new_lf = to_lf(old_text), to_lf(new_text)
     if not old_lf:
         raise ToolError(f"oldText must not be empty in {path}.")
-    span, fuzzy_text = _find(view.text, old_lf, path)
-    fuzzy_old = normalize_for_fuzzy_match(old_lf)
-    occurrences = count_occurrences(fuzzy_text, fuzzy_old)
+    span, fuzzy_text = _find(file.view.text, old_lf, path)
+    occurrences = count_occurrences(fuzzy_text, normalize_for_fuzzy_match(old_lf))
     if occurrences > 1:
         raise ToolError(
             f"Found {occurrences} occurrences of the text in {path}. The text must be unique. "
             "Please provide more context to make it unique."
         )
-    replacement = span.prefix + new_lf + span.suffix
-    if ending == "\r\n":
-        replacement = replacement.replace("\n", "\r\n")
-    start, end = view.to_original(span.start), view.to_original(span.end)
-    result = content[:start] + replacement + content[end:]
-    result_lf = to_lf(result)
-    if result_lf == view.text:
-        raise ToolError(
-            f"No changes made to {path}. The replacement produced identical content. This might "
-            "indicate an issue with special characters or the text not existing as expected."
-        )
-    return EditOutcome(bom + result, view.text, result_lf)
+    return file.outcome(
+        file.splice(file.content, span, new_lf),
+        f"No changes made to {path}. The replacement produced identical content. This might "
+        "indicate an issue with special characters or the text not existing as expected.",
+    )
 
 
-def apply_edits(raw: str, edits: list[tuple[str, str]], *, path: str) -> EditOutcome:
+def apply_replacements(raw: str, edits: list[tuple[str, str]], *, path: str) -> EditOutcome:
     """Apply ``(oldText, newText)`` pairs, each matched in the original text (pi 1.6.0).
 
-    One pair is :func:`apply_edit`. Several are each located and checked for uniqueness like
+    One pair is :func:`apply_replacement`. Several are each located and checked for uniqueness like
     one (errors name ``edits[i]``), must not overlap, and are spliced in together.
     """
     if len(edits) == 1:
-        return apply_edit(raw, edits[0][0], edits[0][1], path=path)
-    bom = BOM if raw.startswith(BOM) else ""
-    content = raw[len(bom) :]
-    ending = detect_line_ending(content)
-    view = lf_view(content)
+        return apply_replacement(raw, edits[0][0], edits[0][1], path=path)
+    file = _File.of(raw)
     olds = [to_lf(old) for old, _ in edits]
     for index, old_lf in enumerate(olds):
         if not old_lf:
@@ -209,7 +224,7 @@ def apply_edits(raw: str, edits: list[tuple[str, str]], *, path: str) -> EditOut
     matched: list[tuple[Span, int, str]] = []
     for index, (old_lf, (_, new_text)) in enumerate(zip(olds, edits, strict=True)):
         try:
-            span, fuzzy_text = _find(view.text, old_lf, path)
+            span, fuzzy_text = _find(file.view.text, old_lf, path)
         except ToolError:
             raise ToolError(
                 f"Could not find edits[{index}] in {path}. The oldText must match exactly "
@@ -229,17 +244,12 @@ def apply_edits(raw: str, edits: list[tuple[str, str]], *, path: str) -> EditOut
                 f"edits[{first}] and edits[{second}] overlap in {path}. Merge them into one "
                 "edit or target disjoint regions."
             )
-    result = content
+    result = file.content
     for span, _, new_lf in reversed(matched):
-        replacement = span.prefix + new_lf + span.suffix
-        if ending == "\r\n":
-            replacement = replacement.replace("\n", "\r\n")
-        start, end = view.to_original(span.start), view.to_original(span.end)
-        result = result[:start] + replacement + result[end:]
-    result_lf = to_lf(result)
-    if result_lf == view.text:
-        raise ToolError(f"No changes made to {path}. The replacements produced identical content.")
-    return EditOutcome(bom + result, view.text, result_lf)
+        result = file.splice(result, span, new_lf)
+    return file.outcome(
+        result, f"No changes made to {path}. The replacements produced identical content."
+    )
 
 
 def _find(lf: str, old_lf: str, path: str) -> tuple[Span, str]:
@@ -256,3 +266,92 @@ def _find(lf: str, old_lf: str, path: str) -> tuple[Span, str]:
             "all whitespace and newlines."
         )
     return fuzzy.span(index, index + len(fuzzy_old)), fuzzy.text
+
+
+@dataclass(frozen=True, slots=True)
+class DiffResult:
+    """The diff text and the first changed line of the new text (None when nothing changed)."""
+
+    diff: str
+    first_changed_line: int | None
+
+
+def diff_parts(old: str, new: str) -> list[tuple[PartKind, list[str]]]:
+    """Runs of equal, removed and added line tokens, removals before additions."""
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    parts: list[tuple[PartKind, list[str]]] = []
+    if head:
+        parts.append(("equal", a[:head]))
+    middle_a, middle_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    matcher = SequenceMatcher(None, middle_a, middle_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            parts.append(("equal", middle_a[i1:i2]))
+            continue
+        if i2 > i1:
+            parts.append(("removed", middle_a[i1:i2]))
+        if j2 > j1:
+            parts.append(("added", middle_b[j1:j2]))
+    if tail:
+        parts.append(("equal", a[len(a) - tail :]))
+    return parts
+
+
+def generate_diff_string(old: str, new: str, context_lines: int = 4) -> DiffResult:
+    """pi's ``generateDiffString``: numbered changed lines with trimmed context."""
+    parts = diff_parts(old, new)
+    width = len(str(max(len(old.split("\n")), len(new.split("\n")))))
+    gap = f" {'':>{width}} ..."
+    output: list[str] = []
+    old_no = new_no = 1
+    last_was_change = False
+    first_changed: int | None = None
+    for index, (kind, tokens) in enumerate(parts):
+        lines = "".join(tokens).split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        if kind != "equal":
+            if first_changed is None:
+                first_changed = new_no
+            for line in lines:
+                if kind == "added":
+                    output.append(f"+{new_no:>{width}} {line}")
+                    new_no += 1
+                else:
+                    output.append(f"-{old_no:>{width}} {line}")
+                    old_no += 1
+            last_was_change = True
+            continue
+        next_is_change = index < len(parts) - 1 and parts[index + 1][0] != "equal"
+        if not (last_was_change or next_is_change):
+            old_no += len(lines)
+            new_no += len(lines)
+            last_was_change = False
+            continue
+        shown, skip_start, skip_end = lines, 0, 0
+        if not last_was_change:
+            skip_start = max(0, len(lines) - context_lines)
+            shown = lines[skip_start:]
+        if not next_is_change and len(shown) > context_lines:
+            skip_end = len(shown) - context_lines
+            shown = shown[:context_lines]
+        if skip_start:
+            output.append(gap)
+            old_no += skip_start
+            new_no += skip_start
+        for line in shown:
+            output.append(f" {old_no:>{width}} {line}")
+            old_no += 1
+            new_no += 1
+        if skip_end:
+            output.append(gap)
+            old_no += skip_end
+            new_no += skip_end
+        last_was_change = False
+    return DiffResult("\n".join(output), first_changed)

@@ -15,7 +15,7 @@ import bisect
 import unicodedata
 from dataclasses import dataclass
 
-from pi_lsp.tools.truncate import js_len
+from pi_lsp.session.jsonl import js_len
 
 _TRANSLATION = str.maketrans(
     {

@@ -1,4 +1,4 @@
-"""pi's output truncation: head/tail cuts by lines and bytes, the grep line cut, size formatting.
+"""pi's output truncation: head/tail cuts, the grep line cut, sizes, listings with their notices.
 
 Two independent limits apply, whichever is hit first: ``DEFAULT_MAX_LINES`` lines and
 ``DEFAULT_MAX_BYTES`` UTF-8 bytes. Head truncation never returns a partial line; tail truncation
@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
+
+from pi_lsp.session.jsonl import js_len
+from pi_lsp.tools.base import ToolResult
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 50 * 1024
@@ -64,11 +67,6 @@ def utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "replace"))
 
 
-def js_len(text: str) -> int:
-    """``String.length``: UTF-16 code units."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
-
-
 def js_number(value: float) -> str:
     """A number as JavaScript prints it in a template string (``5`` not ``5.0``)."""
     if value == int(value):
@@ -111,10 +109,10 @@ def _result(content: str, lines: int, **fields: Any) -> TruncationResult:
     )
 
 
-def truncate_head(
-    content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
-) -> TruncationResult:
-    """Keep the first lines that fit both limits (file reads: the beginning matters)."""
+def _measure(
+    content: str, max_lines: int, max_bytes: int
+) -> tuple[list[str], dict[str, Any], TruncationResult | None]:
+    """The lines as counted, the totals and limits, and the result when nothing is cut."""
     total_bytes = utf8_len(content)
     lines = split_lines_for_counting(content)
     common = {
@@ -124,7 +122,21 @@ def truncate_head(
         "max_bytes": max_bytes,
     }
     if len(lines) <= max_lines and total_bytes <= max_bytes:
-        return _result(content, len(lines), truncated=False, truncated_by=None, **common)
+        return (
+            lines,
+            common,
+            _result(content, len(lines), truncated=False, truncated_by=None, **common),
+        )
+    return lines, common, None
+
+
+def truncate_head(
+    content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+) -> TruncationResult:
+    """Keep the first lines that fit both limits (file reads: the beginning matters)."""
+    lines, common, whole = _measure(content, max_lines, max_bytes)
+    if whole is not None:
+        return whole
     if utf8_len(lines[0]) > max_bytes:
         return _result("", 0, truncated_by="bytes", first_line_exceeds_limit=True, **common)
     kept: list[str] = []
@@ -146,16 +158,9 @@ def truncate_tail(
     content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
     """Keep the last lines that fit both limits (command output: the end matters)."""
-    total_bytes = utf8_len(content)
-    lines = split_lines_for_counting(content)
-    common = {
-        "total_lines": len(lines),
-        "total_bytes": total_bytes,
-        "max_lines": max_lines,
-        "max_bytes": max_bytes,
-    }
-    if len(lines) <= max_lines and total_bytes <= max_bytes:
-        return _result(content, len(lines), truncated=False, truncated_by=None, **common)
+    lines, common, whole = _measure(content, max_lines, max_bytes)
+    if whole is not None:
+        return whole
     kept: list[str] = []
     used = 0
     truncated_by: TruncatedBy = "lines"
@@ -208,3 +213,33 @@ def _js_prefix(text: str, units: int) -> str:
         if used > units:
             return text[:index]
     return text
+
+
+MAX_SAFE_INTEGER = 2**53 - 1
+"""JavaScript's ``Number.MAX_SAFE_INTEGER``: pi's "no line limit" for listings."""
+
+Note = tuple[str, str, object]
+"""One bracketed notice of a listing: its text, and the ``details`` key and value it sets."""
+
+
+def limit_note(count: int, what: str, key: str, hint: str = ", or refine pattern") -> Note:
+    """pi's ``N <what> limit reached. Use limit=2N for more`` notice and its detail."""
+    return (f"{count} {what} limit reached. Use limit={count * 2} for more{hint}", key, count)
+
+
+def listing_result(lines: list[str], before: list[Note], after: list[Note]) -> ToolResult:
+    """ls, find and grep output: the lines cut at 50 KB, then pi's ``[a. b]`` notices.
+
+    The byte cut's notice comes between ``before`` and ``after``; ``details`` holds each
+    notice's key in that order (None when there is none).
+    """
+    truncation = truncate_head("\n".join(lines), max_lines=MAX_SAFE_INTEGER)
+    notes = list(before)
+    if truncation.truncated:
+        cut = f"{format_size(DEFAULT_MAX_BYTES)} limit reached"
+        notes.append((cut, "truncation", truncation.to_details()))
+    notes.extend(after)
+    text = truncation.content
+    if notes:
+        text += f"\n\n[{'. '.join(note for note, _, _ in notes)}]"
+    return ToolResult.of_text(text, {key: value for _, key, value in notes} or None)

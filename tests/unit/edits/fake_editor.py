@@ -22,7 +22,7 @@ from pi_lsp.edits import (
     apply_edits,
     path_to_uri,
 )
-from pi_lsp.edits.uris import uri_to_path
+from pi_lsp.edits.bridge import uri_to_path
 
 
 @dataclass

@@ -8,8 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_lsp.edits.diff import Edit, apply_edits, text_edits
-from pi_lsp.edits.positions import ENCODINGS, PositionIndex, split_lines, units
+from pi_lsp.edits.diff import (
+    ENCODINGS,
+    Edit,
+    PositionIndex,
+    apply_edits,
+    split_lines,
+    text_edits,
+    units,
+)
 
 # Line breaks of every style, astral characters (2 UTF-16 units, 4 UTF-8 bytes), a BMP
 # character of 3 UTF-8 bytes, and characters str.splitlines would split at but LSP does not.

@@ -6,8 +6,8 @@ import pytest
 
 from pi_lsp.devtools.builders import Clock, assistant, call, counting_uuids, tool_result, user
 from pi_lsp.session import EntryNotFoundError, SessionStore, build_context
-from pi_lsp.session.context import path_to_root
 from pi_lsp.session.convert import convert_to_llm
+from pi_lsp.session.tree import path_to_root
 
 
 def store() -> SessionStore:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pi_lsp.tools import BashTool, ShellSettings, ToolResult, close_tools, create_tools
 from pi_lsp.tools.bash import UPDATE_INTERVAL
-from pi_lsp.tools.bash_files import FILE_LIMIT
+from pi_lsp.tools.shell import FILE_LIMIT
 
 HUNDRED_MB = 100 * 1024 * 1024
 

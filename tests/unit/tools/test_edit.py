@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from pi_lsp.tools import ToolError
-from pi_lsp.tools.edit import apply_edit, detect_line_ending
-from pi_lsp.tools.edit_diff import generate_diff_string
+from pi_lsp.tools.edit import apply_replacement, detect_line_ending, generate_diff_string
 from tests.unit.tools.conftest import Workspace
 
 TWENTY = "".join(f"line {i}\n" for i in range(1, 21))
@@ -170,12 +169,12 @@ async def test_fuzzy_edit_on_a_crlf_bom_file(ws: Workspace) -> None:
 
 def test_nfkc_cluster_at_a_match_edge_is_rewritten_alone() -> None:
     # "ﬁ" is one character that NFKC turns into "fi"; a match starting inside it keeps "f".
-    outcome = apply_edit("xﬁle  \nkeep  \n", "ile", "ILE", path="p")
+    outcome = apply_replacement("xﬁle  \nkeep  \n", "ile", "ILE", path="p")
     assert outcome.text == "xfILE  \nkeep  \n"
 
 
 def test_combining_characters_stay_with_their_base() -> None:
-    outcome = apply_edit("cafe\u0301 au lait\u00a0\n", "café au", "tea at", path="p")
+    outcome = apply_replacement("cafe\u0301 au lait\u00a0\n", "café au", "tea at", path="p")
     assert outcome.text == "tea at lait\u00a0\n"
 
 

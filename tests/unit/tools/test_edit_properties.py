@@ -6,7 +6,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from pi_lsp.tools import ToolError
-from pi_lsp.tools.edit import apply_edit
+from pi_lsp.tools.edit import apply_replacement
 from pi_lsp.tools.edit_match import FuzzyView, normalize_for_fuzzy_match
 
 # Letters, whitespace (trailing whitespace is stripped in fuzzy space), and the quotes, dashes
@@ -32,7 +32,7 @@ def test_exact_edit_replaces_the_first_occurrence_only(
     text, start, end = case
     old = text[start:end]
     try:
-        outcome = apply_edit(text, old, new, path="p")
+        outcome = apply_replacement(text, old, new, path="p")
     except ToolError:
         return
     first = text.find(old)
@@ -48,7 +48,7 @@ def test_fuzzy_edit_keeps_every_character_outside_the_replaced_span(
     old = normalize_for_fuzzy_match(text[start:end])
     assume(old and old not in text)
     try:
-        outcome = apply_edit(text, old, new, path="p")
+        outcome = apply_replacement(text, old, new, path="p")
     except ToolError:
         return
     result = outcome.text

@@ -9,9 +9,7 @@ import pytest
 
 from pi_lsp.tools import FileStat, FileSystem, LocalFileSystem, ToolError
 from pi_lsp.tools.edit import EditTool
-from pi_lsp.tools.ls import LsTool
-from pi_lsp.tools.read import ReadTool
-from pi_lsp.tools.write import WriteTool
+from pi_lsp.tools.files import LsTool, ReadTool, WriteTool
 
 
 class MemoryFileSystem:
@@ -54,12 +52,6 @@ class MemoryFileSystem:
         if path in self._dirs():
             return FileStat(kind="directory", size=0, mtime=0.0)
         raise FileNotFoundError(errno.ENOENT, "missing", path)
-
-    async def is_file(self, path: str) -> bool:
-        return path in self.files
-
-    async def is_dir(self, path: str) -> bool:
-        return path in self._dirs()
 
     async def access(self, path: str, *, write: bool = False) -> bool:
         return path in self.files

@@ -1,0 +1,232 @@
+"""What editors see of an open session: its state, its requests' results, its tree.
+
+What an open session reports to editors: its state and the results of its requests.
+
+:class:`~pi_lsp.daemon.live_session.LiveSession` builds its answers through these models and
+dumps them, so the model is the one definition of each shape; the ``pi/…`` method table
+(:mod:`pi_lsp.protocol.payloads`) uses the same classes for ``schemas/`` and the docs. Field
+names are camelCase, as LSP's own are.
+
+The session tree as an editor sees it, kept as pre-encoded JSON and updated incrementally.
+
+A tree request on a 22,000-entry session must answer in milliseconds while a turn streams, so
+every node's JSON is encoded once and re-encoded only when something about it changes: a new
+child, a label, the node entering or leaving the active path. A request then joins cached bytes.
+Nodes are listed in file order (each names its parent and children); ``roots`` are in file order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from pi_lsp.compaction.models import ContextUsage
+from pi_lsp.literals import ThinkingLevel
+from pi_lsp.session import SessionStore
+from pi_lsp.session.ids import parse_iso_ms
+from pi_lsp.session.jsonl import dumps
+from pi_lsp.session.records import Record
+from pi_lsp.session.render import entry_preview
+
+
+class Result(BaseModel):
+    """Base of every result and notification payload: fields a newer daemon adds are kept."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ModelState(Result):
+    """The model a session uses."""
+
+    provider: str
+    modelId: str
+    contextWindow: int
+    reasoning: bool
+
+
+class SessionState(Result):
+    """Everything an editor shows about a session."""
+
+    sessionId: str
+    sessionFile: str | None
+    sessionName: str | None
+    cwd: str
+    folder: str
+    model: ModelState | None
+    thinkingLevel: ThinkingLevel
+    availableThinkingLevels: list[ThinkingLevel]
+    leafId: str | None
+    isStreaming: bool
+    isCompacting: bool
+    steeringQueue: list[str]
+    followUpQueue: list[str]
+    contextUsage: ContextUsage | None
+    entryCount: int
+    lastSeq: int
+    """Sequence number of the last event sent for this session."""
+
+
+class PromptResult(Result):
+    """Acknowledges a prompt: the stored user entry, or that it was queued."""
+
+    queued: bool
+    userEntryId: str | None
+
+
+class QueueResult(Result):
+    """The message was queued."""
+
+    queued: bool
+
+
+class AbortResult(Result):
+    """The turn stopped; these queued messages were dropped (to put back in the editor)."""
+
+    queuedTexts: list[str]
+
+
+class BranchResult(Result):
+    """Where the leaf is now."""
+
+    leafId: str | None
+    editorText: str | None
+    """Text of the user message navigated to, for editing and resending."""
+    summaryEntryId: str | None
+    moved: bool
+
+
+class LabelResult(Result):
+    """The label entry written."""
+
+    labelEntryId: str
+
+
+_encode = dumps  # msgspec, or escapes for lone surrogates
+
+
+BLOCK = 256
+"""Nodes per cached block of joined JSON."""
+
+
+def _order_key(record: Record) -> tuple[bool, int]:
+    ms = parse_iso_ms(record.timestamp)
+    return (ms is None, ms or 0)
+
+
+class TreeView:
+    """Cached node JSON for one store; call :meth:`render` for the whole tree."""
+
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
+        self._position: dict[str, int] = {}
+        self._fragments: list[bytes] = []
+        self._children: dict[str, list[Record]] = {}
+        self._roots: list[str] = []
+        self._previews: dict[str, str] = {}
+        self._dirty: set[str] = set()
+        self._path_leaf: str | None = None
+        self._path: set[str] = set()
+        self._blocks: list[bytes] = []
+        """Joined fragments of :data:`BLOCK` consecutive nodes; only stale blocks are re-joined."""
+        self._stale_blocks: set[int] = set()
+        self._rendered: bytes | None = None
+        self.add(store.records)
+        store.add_listener(lambda records, _external: self.add(records))
+
+    def add(self, records: list[Record]) -> None:
+        """Take new entries into the view (listeners call this as entries are appended)."""
+        by_id = self.store.get
+        for record in records:
+            if by_id(record.id) is not record:
+                continue  # a line whose id a later duplicate replaced
+            if record.id in self._position:  # a duplicate id: the later line replaces the node
+                old = self._position[record.id]
+                self._fragments[old] = b""
+                self._stale_blocks.add(old // BLOCK)
+            self._position[record.id] = len(self._fragments)
+            self._fragments.append(b"")
+            self._dirty.add(record.id)
+            parent = record.parent_id
+            if parent is None or parent == record.id or self.store.get(parent) is None:
+                self._roots.append(record.id)
+            else:
+                self._children.setdefault(parent, []).append(record)
+                self._dirty.add(parent)
+            if record.type == "label":
+                target = record.value.get("targetId")
+                if isinstance(target, str):
+                    self._dirty.add(target)
+
+    def node(self, entry_id: str) -> dict[str, Any]:
+        """One node as the protocol describes it."""
+        record = self.store.require(entry_id)
+        return self._node(record, entry_id in self._current_path())
+
+    def _node(self, record: Record, on_path: bool) -> dict[str, Any]:
+        preview = self._previews.get(record.id)
+        if preview is None:
+            preview = self._previews[record.id] = entry_preview(record)
+        kids = self._children.get(record.id, [])
+        if len(kids) > 1:
+            kids = sorted(kids, key=_order_key)
+        return {
+            "id": record.id,
+            "parentId": record.parent_id,
+            "type": record.type,
+            "role": record.role,
+            "preview": preview,
+            "label": self.store.label_of(record.id),
+            "timestamp": record.timestamp,
+            "children": [k.id for k in kids],
+            "onActivePath": on_path,
+        }
+
+    def _current_path(self) -> set[str]:
+        leaf = self.store.leaf_id
+        if leaf != self._path_leaf:
+            record = self.store.get(leaf) if leaf is not None else None
+            if leaf is not None and record is not None and record.parent_id == self._path_leaf:
+                new_path = self._path | {leaf}  # one step down the same path: no walk
+            else:
+                new_path = {r.id for r in self.store.branch_path()}
+            self._dirty |= new_path ^ self._path
+            self._path, self._path_leaf = new_path, leaf
+        return self._path
+
+    def render(self) -> bytes:
+        """``{"leafId", "roots", "nodes"}`` as JSON bytes (cached until something changes)."""
+        path = self._current_path()
+        if not self._dirty and self._rendered is not None:
+            return self._rendered
+        get = self.store.get
+        for entry_id in self._dirty:
+            record = get(entry_id)
+            position = self._position.get(entry_id)
+            if record is not None and position is not None:
+                self._fragments[position] = _encode(self._node(record, entry_id in path))
+                self._stale_blocks.add(position // BLOCK)
+        self._dirty.clear()
+        blocks = self._blocks
+        while len(blocks) * BLOCK < len(self._fragments):
+            self._stale_blocks.add(len(blocks))
+            blocks.append(b"")
+        for index in self._stale_blocks:
+            chunk = self._fragments[index * BLOCK : (index + 1) * BLOCK]
+            blocks[index] = b",".join(f for f in chunk if f)
+        self._stale_blocks.clear()
+        nodes = b",".join(b for b in blocks if b)
+        head = _encode({"leafId": self.store.leaf_id, "roots": self._roots})
+        self._rendered = head[:-1] + b',"nodes":[' + nodes + b"]}"
+        return self._rendered
+
+    async def warm(self, batch: int = 500) -> None:
+        """Encode every node ahead of the first request, yielding to the event loop often."""
+        records = self.store.records
+        for start in range(0, len(records), batch):
+            for record in records[start : start + batch]:
+                if record.id not in self._previews:
+                    self._previews[record.id] = entry_preview(record)
+            await asyncio.sleep(0)
+        self.render()
