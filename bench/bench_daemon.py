@@ -40,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import plain_copy  # noqa: E402
+from bench.common import plain_copy, spawn_piped  # noqa: E402
 from pi_lsp.devtools.builders import VSCODE_CAPABILITIES  # noqa: E402
 
 DAEMON = [sys.executable, "-m", "pi_lsp", "--stdio"]
@@ -87,16 +87,7 @@ class Client:
 
     @classmethod
     async def spawn(cls, env: dict[str, str], cwd: str | None = None) -> Client:
-        process = await asyncio.create_subprocess_exec(
-            *DAEMON,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            env=env,
-            cwd=cwd,
-            limit=1 << 20,
-        )
-        return cls(process)
+        return cls(await spawn_piped(DAEMON, env, cwd, limit=1 << 20))
 
     def _write(self, message: dict[str, Any]) -> None:
         body = json.dumps(message, separators=(",", ":")).encode()

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_daemon import Client, RpcError, daemon_env
 from bench.common import SESSIONS
-from pi_lsp.devtools.builders import fake_settings
+from pi_lsp.devtools.builders import fake_settings, tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.devtools.fake_script import Script, ScriptError, ScriptToolCall, Turn
+from pi_lsp.devtools.fake_script import Script, ScriptError, Turn
 
 SUMMARY = "## Goal\nFix add()\n\n## Progress\n### Done\n- [x] Removed abs()"
 CALC = "def add(a, b):\n    return abs(a) + b\n"
@@ -48,21 +48,9 @@ def summaries(body: dict[str, Any]) -> Turn | None:
 
 SCRIPT = Script(
     turns=[
-        Turn(
-            reasoning="Look first.",
-            text="Reading.",
-            tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})],
-        ),
-        Turn(
-            text="Fixing.",
-            tool_calls=[
-                ScriptToolCall(
-                    name="edit",
-                    arguments={"path": "calc.py", "oldText": "abs(a)", "newText": "a"},
-                )
-            ],
-        ),
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo tests pass"})]),
+        tool_turn("read", {"path": "calc.py"}, reasoning="Look first.", text="Reading."),
+        tool_turn("edit", {"path": "calc.py", "oldText": "abs(a)", "newText": "a"}, text="Fixing."),
+        tool_turn("bash", {"command": "echo tests pass"}),
         Turn(text="Fixed: add() no longer calls abs()."),
     ],
     default=Turn(text="Done."),

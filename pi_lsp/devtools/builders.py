@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pi_lsp.devtools.fake_script import ScriptToolCall, Turn
 from pi_lsp.session.jsonl import JsonObject
 
 USER_TS = 1_700_000_000_000
@@ -206,3 +207,8 @@ def fake_settings(api_base: str, **extra: Any) -> JsonObject:
         "retry": {"baseDelayMs": 10},
         **extra,
     }
+
+
+def tool_turn(name: str, arguments: JsonObject, **turn: Any) -> Turn:
+    """A scripted reply that calls one tool (``turn`` sets its other fields: text, delays)."""
+    return Turn(tool_calls=[ScriptToolCall(name=name, arguments=arguments)], **turn)

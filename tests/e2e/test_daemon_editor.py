@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from lsprotocol import types as T
 
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import Script, Turn
 from tests.lsp_editor import NEOVIM_CAPABILITIES, VSCODE_CAPABILITIES, Editor
 
 CAPABILITIES = pytest.mark.parametrize(
@@ -29,18 +30,14 @@ def tool_results(messages: dict[str, Any]) -> list[dict[str, Any]]:
 
 EDIT_SCRIPT = Script(
     turns=[
-        Turn(tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})]),
-        Turn(
-            tool_calls=[
-                ScriptToolCall(
-                    name="edit",
-                    arguments={
-                        "path": "calc.py",
-                        "oldText": "abs(a) + b 🎉",
-                        "newText": "a + b 🎉",
-                    },
-                )
-            ]
+        tool_turn("read", {"path": "calc.py"}),
+        tool_turn(
+            "edit",
+            {
+                "path": "calc.py",
+                "oldText": "abs(a) + b 🎉",
+                "newText": "a + b 🎉",
+            },
         ),
         Turn(text="Done."),
     ]
@@ -93,13 +90,7 @@ async def test_stale_buffer_version_is_refused(start: Any) -> None:
     """The user types while the agent's edit is on its way: the editor refuses the now-stale
     version, the agent gets a tool error, and the user's text is never overwritten."""
     turns = [
-        Turn(
-            tool_calls=[
-                ScriptToolCall(
-                    name="edit", arguments={"path": "calc.py", "oldText": "abs(a)", "newText": "a"}
-                )
-            ]
-        ),
+        tool_turn("edit", {"path": "calc.py", "oldText": "abs(a)", "newText": "a"}),
         Turn(text="ok"),
     ]
     editor = await start(Script(turns=turns))
@@ -131,15 +122,9 @@ async def test_stale_buffer_version_is_refused(start: Any) -> None:
 
 async def test_permission_prompts_allow_and_deny(start: Any) -> None:
     turns = [
-        Turn(
-            tool_calls=[
-                ScriptToolCall(name="bash", arguments={"command": "echo allowed > out.txt"})
-            ]
-        ),
+        tool_turn("bash", {"command": "echo allowed > out.txt"}),
         Turn(text="first done"),
-        Turn(
-            tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo denied > no.txt"})]
-        ),
+        tool_turn("bash", {"command": "echo denied > no.txt"}),
         Turn(text="second done"),
     ]
     editor = await start(Script(turns=turns), settings={"permissions": {"bash": "ask"}})
@@ -159,9 +144,9 @@ async def test_permission_prompts_allow_and_deny(start: Any) -> None:
 
 async def test_changed_settings_reach_an_open_session(start: Any) -> None:
     turns = [
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo one > one.txt"})]),
+        tool_turn("bash", {"command": "echo one > one.txt"}),
         Turn(text="first"),
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo two > two.txt"})]),
+        tool_turn("bash", {"command": "echo two > two.txt"}),
         Turn(text="second"),
     ]
     editor = await start(Script(turns=turns), settings={"permissions": {"bash": "allow"}})

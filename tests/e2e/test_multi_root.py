@@ -20,8 +20,9 @@ from typing import Any
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig
 
+from pi_lsp.devtools.builders import tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.devtools.fake_script import JsonObject, Script, ScriptToolCall, Turn, message_text
+from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
 from pi_lsp.session.paths import session_dir
 from tests.e2e.conftest import VSCODE_CAPABILITIES, server_env
 from tests.e2e.rpc_checks import call, exact_json, killed_on_failure, rpc_error
@@ -192,13 +193,7 @@ async def test_folders_added_and_removed_at_runtime(tmp_path: Path) -> None:
         # The alpha session was opened before gamma was added and beta removed.
         for number, target in enumerate((gamma / "from-alpha.txt", beta / "from-alpha.txt")):
             editor.fake.push(
-                Turn(
-                    tool_calls=[
-                        ScriptToolCall(
-                            name="write", arguments={"path": str(target), "content": "x"}
-                        )
-                    ]
-                ),
+                tool_turn("write", {"path": str(target), "content": "x"}),
                 Turn(text="written"),
             )
             await turn(editor, in_alpha, f"write file number {number}")

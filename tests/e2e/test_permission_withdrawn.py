@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.devtools.builders import fake_settings
+from pi_lsp.devtools.builders import fake_settings, tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from pi_lsp.devtools.fake_script import Script, Turn
 from tests.e2e.raw_client import TIMEOUT, StdioDaemon, initialize, request, stdio_daemon
 
 SCRIPT = Script(
-    turns=[Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "touch ran"})])],
+    turns=[tool_turn("bash", {"command": "touch ran"})],
     default=Turn(text="Done."),
 )
 

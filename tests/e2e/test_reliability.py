@@ -22,7 +22,8 @@ import pytest_asyncio
 from lsprotocol import types as T
 
 from pi_lsp.daemon import errors
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, ScriptUsage, Turn
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import Script, ScriptUsage, Turn
 from pi_lsp.protocol.methods import METHODS
 from tests.e2e.rpc_checks import (
     assert_answers,
@@ -303,10 +304,7 @@ async def test_huge_values_give_short_errors_and_the_daemon_keeps_answering(
 
 HANGING_STREAM = Turn(text="A partial answer that never ends", chunk_size=4, hang_after=4)
 """Streams a few chunks, then holds the connection open until the client goes away."""
-HANGING_TOOL = Turn(
-    text="Running it.",
-    tool_calls=[ScriptToolCall(name="bash", arguments={"command": "sleep 60", "timeout": 120})],
-)
+HANGING_TOOL = tool_turn("bash", {"command": "sleep 60", "timeout": 120}, text="Running it.")
 """A tool call that runs for a minute."""
 
 

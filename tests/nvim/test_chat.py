@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import Script, Turn
 from tests.nvim.conftest import Nvim
 
 CHAT_LINES = "return vim.api.nvim_buf_get_lines(require('pi_lsp.chat').buf, 0, -1, false)"
@@ -72,10 +73,11 @@ REPLY = "Hello from the scripted model, streamed in small chunks."
 def test_chat_streams_the_reply_folds_thinking_and_shows_tool_status(launch: Any) -> None:
     script = Script(
         turns=[
-            Turn(
+            tool_turn(
+                "read",
+                {"path": "calc.py"},
                 reasoning="Let me look.",
                 text="Reading.",
-                tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})],
                 chunk_delay=0.01,
             ),
             Turn(text=REPLY, chunk_size=3, chunk_delay=0.01),
@@ -239,8 +241,8 @@ def test_gl_labels_and_gB_branches_with_a_summary(launch: Any) -> None:
 
 PERMISSION_SCRIPT = Script(
     turns=[
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo one"})]),
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo two"})]),
+        tool_turn("bash", {"command": "echo one"}),
+        tool_turn("bash", {"command": "echo two"}),
         Turn(text="Finished."),
     ]
 )

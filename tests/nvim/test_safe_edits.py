@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import Script, Turn
 from tests.nvim.conftest import Nvim
 
 OPEN = """
@@ -41,14 +42,7 @@ def prompt(n: Nvim, text: str) -> str:
 def test_an_edit_lands_in_the_unsaved_buffer_disk_untouched_one_undo(launch: Any) -> None:
     script = Script(
         turns=[
-            Turn(
-                tool_calls=[
-                    ScriptToolCall(
-                        name="edit",
-                        arguments={"path": "calc.py", "oldText": "abs(a)", "newText": "a"},
-                    )
-                ]
-            ),
+            tool_turn("edit", {"path": "calc.py", "oldText": "abs(a)", "newText": "a"}),
             Turn(text="Done."),
         ]
     )
@@ -103,14 +97,7 @@ end))
 
 
 RACE_EDITS = [
-    Turn(
-        tool_calls=[
-            ScriptToolCall(
-                name="edit",
-                arguments={"path": "race.py", "oldText": f'token{i}"', "newText": f'done{i}"'},
-            )
-        ]
-    )
+    tool_turn("edit", {"path": "race.py", "oldText": f'token{i}"', "newText": f'done{i}"'})
     for i in range(EDITS)
 ]
 """One edit a turn, each renaming ``token<i>`` in race.py (the typist's race partner)."""

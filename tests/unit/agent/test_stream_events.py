@@ -9,6 +9,7 @@ import pytest
 
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.stream import AssistantStream, stream_assistant
+from pi_lsp.devtools.builders import tool_turn
 from pi_lsp.devtools.fake_script import ScriptToolCall, ScriptUsage, Turn
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage
@@ -162,8 +163,8 @@ async def test_unknown_model_costs_nothing(make_fake: MakeFake, plain_model: Mod
     [
         (Turn(text="done"), "stop"),
         (Turn(text="cut off", finish_reason="length"), "length"),
-        (Turn(tool_calls=[ScriptToolCall(name="ls")]), "toolUse"),
-        (Turn(tool_calls=[ScriptToolCall(name="ls")], finish_reason="stop"), "toolUse"),
+        (tool_turn("ls", {}), "toolUse"),
+        (tool_turn("ls", {}, finish_reason="stop"), "toolUse"),
     ],
 )
 async def test_stop_reason_mapping(
