@@ -16,19 +16,13 @@ from tests.unit.edits.fake_editor import FakeEditor
 @pytest.fixture
 def clean(tmp_path: Path, editor: FakeEditor) -> str:
     """A file open in the editor without unsaved changes."""
-    file = tmp_path / "clean.txt"
-    file.write_text("one\n")
-    editor.open(str(file), "one\n")
-    return str(file)
+    return editor.open_file(tmp_path / "clean.txt", "one\n")
 
 
 @pytest.fixture
 def dirty(tmp_path: Path, editor: FakeEditor) -> str:
     """A file open in the editor with unsaved changes."""
-    file = tmp_path / "dirty.txt"
-    file.write_text("saved\n")
-    editor.open(str(file), "unsaved\n")
-    return str(file)
+    return editor.open_file(tmp_path / "dirty.txt", "saved\n", "unsaved\n")
 
 
 async def test_edit_mode_disk_writes_files_with_clean_buffers_to_disk(

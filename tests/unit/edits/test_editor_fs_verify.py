@@ -20,10 +20,7 @@ def watching(editor: FakeEditor) -> None:
 
 @pytest.fixture
 def path(tmp_path: Path, editor: FakeEditor) -> str:
-    file = tmp_path / "calc.py"
-    file.write_text("def add(a, b):\n    return abs(a) + b\n")
-    editor.open(str(file), "def add(a, b):\n    return abs(a) + b\n")
-    return str(file)
+    return editor.open_file(tmp_path / "calc.py", "def add(a, b):\n    return abs(a) + b\n")
 
 
 async def test_an_edit_reported_back_as_computed_succeeds(editor: FakeEditor, path: str) -> None:
