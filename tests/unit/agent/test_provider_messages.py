@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pi_lsp.agent.models import ModelInfo, ModelRef, TokenPrices
+from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.provider_messages import (
     IMAGE_ONLY_RESULT_TEXT,
     NO_RESULT_TEXT,
@@ -14,6 +14,7 @@ from pi_lsp.agent.provider_messages import (
 )
 from pi_lsp.devtools.builders import assistant, call, text, tool_result
 from pi_lsp.session.convert import BRANCH_PREFIX, COMPACTION_PREFIX
+from tests.unit.agent.helpers import model_info
 
 GPT_4O = {"provider": "openai", "model": "gpt-4o", "api": "openai-completions"}
 PNG = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
@@ -21,17 +22,7 @@ PNG_URL = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO
 
 
 def model(ref: str = "openai/gpt-4o", *, images: bool = True) -> ModelInfo:
-    return ModelInfo(
-        ref=ModelRef.parse(ref),
-        context_window=128000,
-        context_window_source="setting",
-        max_output_tokens=16384,
-        reasoning=False,
-        supports_xhigh=False,
-        supports_images=images,
-        prices=TokenPrices(),
-        known=True,
-    )
+    return model_info(ref, supports_images=images)
 
 
 def test_system_prompt_user_text_and_images() -> None:
