@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.devtools.fake_script import ScriptToolCall, Turn
+from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
 
 USER_TS = 1_700_000_000_000
@@ -212,3 +213,16 @@ def fake_settings(api_base: str, **extra: Any) -> JsonObject:
 def tool_turn(name: str, arguments: JsonObject, **turn: Any) -> Turn:
     """A scripted reply that calls one tool (``turn`` sets its other fields: text, delays)."""
     return Turn(tool_calls=[ScriptToolCall(name=name, arguments=arguments)], **turn)
+
+
+def fresh_store(
+    cwd: str = "/p", directory: Path | None = None, *, start: float = 1_700_000_000.0
+) -> SessionStore:
+    """A new session with a :class:`Clock` from ``start`` and :func:`counting_uuids` ids.
+
+    In memory, or (given ``directory``) a file there once it holds an assistant reply.
+    """
+    clock, uuids = Clock(start), counting_uuids()
+    if directory is None:
+        return SessionStore.in_memory(cwd, clock=clock, uuids=uuids)
+    return SessionStore.create(cwd, directory=directory, clock=clock, uuids=uuids)

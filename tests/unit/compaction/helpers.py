@@ -7,12 +7,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pi_lsp.compaction import SummaryRequest
-from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, user
+from pi_lsp.devtools.builders import assistant, fresh_store, user
 from pi_lsp.session import SessionStore
 
 
 def memory_store() -> SessionStore:
-    return SessionStore.in_memory("/work/project", clock=Clock(), uuids=counting_uuids())
+    return fresh_store("/work/project")
 
 
 def add_turn(store: SessionStore, prompt: str, reply: str = "done", *, words: int = 0) -> str:

@@ -18,7 +18,13 @@ from pi_lsp.compaction import (
     prepare_branch_entries,
 )
 from pi_lsp.compaction.summarize import BRANCH_INSTRUCTIONS, BRANCH_PREAMBLE, SYSTEM_PROMPT
-from pi_lsp.devtools.builders import Clock, assistant, call, counting_uuids, tool_result, user
+from pi_lsp.devtools.builders import (
+    assistant,
+    call,
+    fresh_store,
+    tool_result,
+    user,
+)
 from pi_lsp.session import EntryNotFoundError, SessionStore
 from tests.unit.compaction.helpers import RecordingModel, memory_store
 
@@ -123,7 +129,7 @@ async def test_other_targets_become_the_leaf_with_an_optional_label() -> None:
 
 
 async def test_summary_hangs_under_the_new_leaf(tmp_path: Path) -> None:
-    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    store = fresh_store("/p", tmp_path)
     q1 = store.append_message(user("question one"))
     a1 = store.append_message(assistant("answer one"))
     store.append_message(user("explore an idea"))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pi_lsp.daemon.views import TreeView
-from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, user
+from pi_lsp.devtools.builders import assistant, fresh_store, user
 from pi_lsp.session import SessionStore
 from tests.conftest import CONFORMANCE_DIR
 
@@ -50,7 +50,7 @@ def test_matches_the_store_on_corpus_sessions(name: str) -> None:
 
 
 def test_follows_appends_branches_and_labels_and_caches(tmp_path: Path) -> None:
-    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    store = fresh_store("/p", tmp_path)
     view = TreeView(store)
     first = store.append_message(user("q"))
     store.append_message(assistant("a"))

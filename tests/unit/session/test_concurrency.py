@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, user
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, fresh_store, user
 from pi_lsp.session import SessionStore
 
 WRITER = textwrap.dedent(
@@ -35,7 +35,7 @@ WRITER = textwrap.dedent(
 
 
 def started_session(tmp_path: Path) -> Path:
-    s = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    s = fresh_store("/p", tmp_path)
     s.append_message(user("start"))
     s.append_message(assistant("ready"))
     assert s.path is not None

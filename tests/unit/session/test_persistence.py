@@ -14,6 +14,7 @@ from pi_lsp.devtools.builders import (
     assistant,
     call,
     counting_uuids,
+    fresh_store,
     session_header,
     tool_result,
     user,
@@ -43,10 +44,6 @@ def lines(path: Path) -> list[dict[str, Any]]:
     text = path.read_text()
     assert text.endswith("\n")
     return [json.loads(line) for line in text.splitlines()]
-
-
-def new_store(tmp_path: Path) -> SessionStore:
-    return SessionStore.create("/proj", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
 
 
 def full_session(s: SessionStore) -> dict[str, str]:
@@ -90,7 +87,7 @@ def test_default_location_is_pis(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 def test_file_is_created_with_the_first_user_message(tmp_path: Path) -> None:
     # pi 1.6.0 writes at the first user or assistant message, so an acknowledged prompt
     # survives a crash before the reply (issue 9 item 10).
-    s = new_store(tmp_path)
+    s = fresh_store("/proj", tmp_path)
     s.append_thinking_level_change("off")
     assert s.path is not None and not s.path.exists()  # setup entries alone leave no file
     s.append_message(user("hi"))
@@ -103,7 +100,7 @@ def test_file_is_created_with_the_first_user_message(tmp_path: Path) -> None:
 
 
 def test_written_lines_have_pis_shape(tmp_path: Path) -> None:
-    s = new_store(tmp_path)
+    s = fresh_store("/proj", tmp_path)
     full_session(s)
     assert s.path is not None
     written = lines(s.path)
@@ -124,7 +121,7 @@ def test_written_lines_have_pis_shape(tmp_path: Path) -> None:
 
 
 def test_round_trip_gives_the_same_tree_and_context(tmp_path: Path) -> None:
-    s = new_store(tmp_path)
+    s = fresh_store("/proj", tmp_path)
     full_session(s)
     assert s.path is not None
     reopened = SessionStore.open(s.path)
@@ -139,7 +136,7 @@ def test_unicode_line_separators_stay_inside_their_line(tmp_path: Path) -> None:
     # JSON (and pi's JSON.stringify) leaves U+0085, U+2028 and U+2029 unescaped; a reader that
     # split lines at them (Python's str.splitlines) would see torn lines. Lines end at \n only.
     text = "a\x85b\u2028c\u2029d\x1ce\x0bf\x0cg\rh\ni"
-    s = new_store(tmp_path)
+    s = fresh_store("/proj", tmp_path)
     s.append_message(user(text))
     s.append_message(assistant(text))
     assert s.path is not None
@@ -198,7 +195,7 @@ def test_empty_file_becomes_a_session_at_that_path(tmp_path: Path) -> None:
 
 
 def test_torn_last_line_is_reported_and_the_next_append_starts_fresh(tmp_path: Path) -> None:
-    s = new_store(tmp_path)
+    s = fresh_store("/proj", tmp_path)
     s.append_message(user("q"))
     s.append_message(assistant())
     assert s.path is not None

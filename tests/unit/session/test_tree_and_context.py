@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.devtools.builders import Clock, assistant, call, counting_uuids, tool_result, user
+from pi_lsp.devtools.builders import (
+    assistant,
+    call,
+    fresh_store,
+    tool_result,
+    user,
+)
 from pi_lsp.session import EntryNotFoundError, SessionStore, build_context
 from pi_lsp.session.convert import convert_to_llm
 from pi_lsp.session.tree import path_to_root
 
 
 def store() -> SessionStore:
-    return SessionStore.in_memory("/proj", clock=Clock(), uuids=counting_uuids())
+    return fresh_store("/proj")
 
 
 def roles(s: SessionStore, leaf: str | None = None) -> list[str]:

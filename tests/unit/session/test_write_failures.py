@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, user
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, fresh_store, user
 from pi_lsp.session import SessionFileError, SessionStore
 from pi_lsp.session.writer import HeaderChangedError
 
@@ -92,7 +92,7 @@ def test_a_first_write_cut_short_and_retried_writes_one_header_and_no_duplicates
 
 
 def test_an_append_cut_short_by_a_full_disk_leaves_no_torn_line(tmp_path: Path) -> None:
-    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    store = fresh_store("/p", tmp_path)
     store.append_message(user("q"))
     store.append_message(assistant("a"))
     assert store.path is not None
@@ -143,7 +143,7 @@ def test_a_first_write_refuses_a_file_that_became_something_else(tmp_path: Path)
 
 
 def test_a_header_changed_in_place_stops_every_append(tmp_path: Path) -> None:
-    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    store = fresh_store("/p", tmp_path)
     store.append_message(user("q"))
     store.append_message(assistant("a"))
     assert store.path is not None
