@@ -176,6 +176,22 @@ def session_header(
     return {"type": "session", "version": 3, "id": session_id, "timestamp": timestamp, "cwd": cwd}
 
 
+def message_entry(
+    entry_id: str,
+    parent: str | None,
+    message: JsonObject,
+    timestamp: str = "2026-01-01T00:00:00.000Z",
+) -> JsonObject:
+    """A ``message`` entry line's object, as pi writes it."""
+    return {
+        "type": "message",
+        "id": entry_id,
+        "parentId": parent,
+        "timestamp": timestamp,
+        "message": message,
+    }
+
+
 def write_garbage_session(path: Path, cwd: str, size: int = 9_000_000) -> Path:
     """A session header then ``size`` bytes of lines that are not JSON (a reader's worst case)."""
     path.parent.mkdir(parents=True, exist_ok=True)

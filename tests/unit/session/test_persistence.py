@@ -15,6 +15,7 @@ from pi_lsp.devtools.builders import (
     call,
     counting_uuids,
     fresh_store,
+    message_entry,
     session_header,
     tool_result,
     user,
@@ -230,8 +231,7 @@ def test_duplicate_header_and_ids_are_tolerated_and_reported(tmp_path: Path) -> 
     header = (
         '{"type":"session","version":3,"id":"x","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}\n'
     )
-    first = json.dumps({"type": "message", "id": "aaaaaaaa", "parentId": None,
-                        "timestamp": "2025-01-01T00:00:01.000Z", "message": user("one")})  # fmt: skip
+    first = json.dumps(message_entry("aaaaaaaa", None, user("one"), "2025-01-01T00:00:01.000Z"))
     second = first.replace('"one"', '"two"')
     path.write_text(header + header + first + "\n" + second + "\n")
     s = SessionStore.open(path)
@@ -247,8 +247,7 @@ def test_orphans_self_parents_and_cycles_load(tmp_path: Path) -> None:
     header = session_header("x", timestamp="2025-01-01T00:00:00.000Z")
 
     def entry(entry_id: str, parent: str | None) -> dict[str, Any]:
-        return {"type": "message", "id": entry_id, "parentId": parent,
-                "timestamp": "2025-01-01T00:00:01.000Z", "message": user(entry_id)}  # fmt: skip
+        return message_entry(entry_id, parent, user(entry_id), "2025-01-01T00:00:01.000Z")
 
     rows = [header, entry("aaaaaaaa", "missing1"), entry("bbbbbbbb", "bbbbbbbb"),
             entry("cccccccc", "dddddddd"), entry("dddddddd", "cccccccc")]  # fmt: skip
