@@ -122,6 +122,17 @@ class Editor:
         """A request to the server; the result as plain dicts and lists."""
         return plain(await self.client.protocol.send_request_async(method, params))
 
+    async def new_session(self) -> str:
+        """A new session (``pi/session/new``); its id."""
+        return str((await self.request("pi/session/new", {}))["sessionId"])
+
+    async def prompt(self, session: str, text: str) -> Any:
+        """Prompt ``session`` and wait for the end of the run it starts; the prompt's answer."""
+        ends = len([e for e in self.events if e["event"]["type"] == "agent_end"])
+        answer = await self.request("pi/session/prompt", {"sessionId": session, "text": text})
+        await self.wait_for("agent_end", ends + 1)
+        return answer
+
     async def wait_for(
         self, kind: str, count: int = 1, timeout: float = 60
     ) -> list[dict[str, Any]]:

@@ -51,9 +51,8 @@ async def test_unsaved_buffer_is_read_and_edited_through_apply_edit(
     editor = await start(EDIT_SCRIPT, capabilities=capabilities)
     disk_before = (editor.root / "calc.py").read_text()
     uri = open_buffer(editor, "def add(a, b):\n    return abs(a) + b 🎉  # unsaved\n")
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "fix it"})
-    await editor.wait_for("agent_end")
+    session = await editor.new_session()
+    await editor.prompt(session, "fix it")
     messages = await editor.request("pi/session/messages", {"sessionId": session})
     read, edit = tool_results(messages)
     assert "# unsaved" in read["content"][0]["text"]  # the editor's buffer, not the disk
@@ -76,10 +75,9 @@ async def test_rejected_edit_is_a_tool_error_and_nothing_is_overwritten(start: A
     editor = await start(EDIT_SCRIPT)
     editor.mode = "refuse"
     open_buffer(editor, "def add(a, b):\n    return abs(a) + b 🎉\n")
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    session = await editor.new_session()
     disk_before = (editor.root / "calc.py").read_text()
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "fix it"})
-    await editor.wait_for("agent_end")
+    await editor.prompt(session, "fix it")
     messages = await editor.request("pi/session/messages", {"sessionId": session})
     edit = tool_results(messages)[1]
     assert edit["isError"] and "read the file again" in edit["content"][0]["text"].lower()
@@ -111,9 +109,8 @@ async def test_stale_buffer_version_is_refused(start: Any) -> None:
         )
 
     editor.on_apply = on_apply
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "fix it"})
-    await editor.wait_for("agent_end")
+    session = await editor.new_session()
+    await editor.prompt(session, "fix it")
     (edit,) = tool_results(await editor.request("pi/session/messages", {"sessionId": session}))
     assert edit["isError"] and "stale" in edit["content"][0]["text"]
     assert len(editor.edits) == 1  # no second attempt that could clobber the user's typing
@@ -128,12 +125,10 @@ async def test_permission_prompts_allow_and_deny(start: Any) -> None:
         Turn(text="second done"),
     ]
     editor = await start(Script(turns=turns), settings={"permissions": {"bash": "ask"}})
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "one"})
-    await editor.wait_for("agent_end")
+    session = await editor.new_session()
+    await editor.prompt(session, "one")
     editor.permission_answer = "deny"
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "two"})
-    await editor.wait_for("agent_end", 2)
+    await editor.prompt(session, "two")
     assert (editor.root / "out.txt").read_text() == "allowed\n"
     assert not (editor.root / "no.txt").exists()
     assert [r["kind"] for r in editor.permission_requests] == ["bash", "bash"]
@@ -150,15 +145,13 @@ async def test_changed_settings_reach_an_open_session(start: Any) -> None:
         Turn(text="second"),
     ]
     editor = await start(Script(turns=turns), settings={"permissions": {"bash": "allow"}})
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "one"})
-    await editor.wait_for("agent_end")
+    session = await editor.new_session()
+    await editor.prompt(session, "one")
     editor.client.workspace_did_change_configuration(
         T.DidChangeConfigurationParams(settings={"pi": {"permissions": {"bash": "deny"}}})
     )
     await editor.request("pi/session/state", {"sessionId": session})  # processed in order
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "two"})
-    await editor.wait_for("agent_end", 2)
+    await editor.prompt(session, "two")
     assert (editor.root / "one.txt").exists() and not (editor.root / "two.txt").exists()
     refused = tool_results(await editor.request("pi/session/messages", {"sessionId": session}))[-1]
     assert refused["isError"] and "permissions.bash" in refused["content"][0]["text"]
