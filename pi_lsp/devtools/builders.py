@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -232,13 +232,23 @@ def tool_turn(name: str, arguments: JsonObject, **turn: Any) -> Turn:
 
 
 def fresh_store(
-    cwd: str = "/p", directory: Path | None = None, *, start: float = 1_700_000_000.0
+    cwd: str = "/p",
+    directory: Path | None = None,
+    *,
+    start: float = 1_700_000_000.0,
+    turns: Sequence[tuple[str, str]] = (),
 ) -> SessionStore:
     """A new session with a :class:`Clock` from ``start`` and :func:`counting_uuids` ids.
 
-    In memory, or (given ``directory``) a file there once it holds an assistant reply.
+    In memory, or (given ``directory``) a file there once it holds an assistant reply; each
+    of ``turns`` is a prompt and its reply, appended in order.
     """
     clock, uuids = Clock(start), counting_uuids()
     if directory is None:
-        return SessionStore.in_memory(cwd, clock=clock, uuids=uuids)
-    return SessionStore.create(cwd, directory=directory, clock=clock, uuids=uuids)
+        store = SessionStore.in_memory(cwd, clock=clock, uuids=uuids)
+    else:
+        store = SessionStore.create(cwd, directory=directory, clock=clock, uuids=uuids)
+    for prompt, reply in turns:
+        store.append_message(user(prompt))
+        store.append_message(assistant(reply))
+    return store

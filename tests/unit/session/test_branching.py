@@ -156,12 +156,8 @@ def test_fork_from_refuses_missing_or_invalid(tmp_path: Path) -> None:
 
 def test_continue_recent_picks_newest_valid_session(tmp_path: Path) -> None:
     assert not continue_recent("/p", directory=tmp_path).persisted
-    older = fresh_store("/p", tmp_path, start=1e9)
-    older.append_message(user("old"))
-    older.append_message(assistant())
-    newer = fresh_store("/p", tmp_path, start=2e9)
-    newer.append_message(user("new"))
-    newer.append_message(assistant())
+    older = fresh_store("/p", tmp_path, start=1e9, turns=[("old", "ok")])
+    newer = fresh_store("/p", tmp_path, start=2e9, turns=[("new", "ok")])
     assert older.path is not None and newer.path is not None
     (tmp_path / "junk.jsonl").write_text("garbage\n")
     (tmp_path / "notes.txt").write_text("x")

@@ -35,9 +35,7 @@ WRITER = textwrap.dedent(
 
 
 def started_session(tmp_path: Path) -> Path:
-    s = fresh_store("/p", tmp_path)
-    s.append_message(user("start"))
-    s.append_message(assistant("ready"))
+    s = fresh_store("/p", tmp_path, turns=[("start", "ready")])
     assert s.path is not None
     return s.path
 

@@ -137,9 +137,7 @@ def test_unicode_line_separators_stay_inside_their_line(tmp_path: Path) -> None:
     # JSON (and pi's JSON.stringify) leaves U+0085, U+2028 and U+2029 unescaped; a reader that
     # split lines at them (Python's str.splitlines) would see torn lines. Lines end at \n only.
     text = "a\x85b\u2028c\u2029d\x1ce\x0bf\x0cg\rh\ni"
-    s = fresh_store("/proj", tmp_path)
-    s.append_message(user(text))
-    s.append_message(assistant(text))
+    s = fresh_store("/proj", tmp_path, turns=[(text, text)])
     assert s.path is not None
     raw = s.path.read_text(encoding="utf-8")
     assert raw.count("\n") == 3 and "\u2028" in raw and "\x85" in raw
@@ -196,9 +194,7 @@ def test_empty_file_becomes_a_session_at_that_path(tmp_path: Path) -> None:
 
 
 def test_torn_last_line_is_reported_and_the_next_append_starts_fresh(tmp_path: Path) -> None:
-    s = fresh_store("/proj", tmp_path)
-    s.append_message(user("q"))
-    s.append_message(assistant())
+    s = fresh_store("/proj", tmp_path, turns=[("q", "ok")])
     assert s.path is not None
     with s.path.open("ab") as handle:
         handle.write(b'{"type":"message","id":"dead')

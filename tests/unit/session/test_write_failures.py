@@ -92,9 +92,7 @@ def test_a_first_write_cut_short_and_retried_writes_one_header_and_no_duplicates
 
 
 def test_an_append_cut_short_by_a_full_disk_leaves_no_torn_line(tmp_path: Path) -> None:
-    store = fresh_store("/p", tmp_path)
-    store.append_message(user("q"))
-    store.append_message(assistant("a"))
+    store = fresh_store("/p", tmp_path, turns=[("q", "a")])
     assert store.path is not None
     before = store.path.read_bytes()
     outcome = run_child(
@@ -143,9 +141,7 @@ def test_a_first_write_refuses_a_file_that_became_something_else(tmp_path: Path)
 
 
 def test_a_header_changed_in_place_stops_every_append(tmp_path: Path) -> None:
-    store = fresh_store("/p", tmp_path)
-    store.append_message(user("q"))
-    store.append_message(assistant("a"))
+    store = fresh_store("/p", tmp_path, turns=[("q", "a")])
     assert store.path is not None
     raw = store.path.read_bytes()
     header_length = raw.index(b"\n")
