@@ -28,7 +28,7 @@ from pi_lsp.prompt import PromptSourcesCache
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
 from pi_lsp.session.listing import SessionLister
-from pi_lsp.session.paths import agent_dir, lexical_path
+from pi_lsp.session.paths import agent_dir, lexical_path, session_dir
 from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
 from pi_lsp.tools import FileSystem
@@ -196,13 +196,16 @@ class Workspaces:
 
     async def list_sessions(self, uri: str | None) -> list[SessionInfo]:
         """pi's session list for a folder, read in a worker thread (big folders never block)."""
-        cwd = self.folder(uri).cwd
-        return await asyncio.to_thread(self.lister.list_cwd, cwd, self.agent_dir)
+        workspace = self.folder(uri)
+        return await asyncio.to_thread(
+            self.lister.list_cwd, workspace.cwd, self.agent_dir, workspace.settings.sessionDir
+        )
 
     async def new_session(self, uri: str | None) -> LiveSession:
         """A new session in a folder (its file appears with the first user message)."""
         workspace = self.folder(uri)
-        return await self._live(SessionStore.create(workspace.cwd), workspace)
+        folder = session_dir(workspace.cwd, self.agent_dir, workspace.settings.sessionDir)
+        return await self._live(SessionStore.create(workspace.cwd, directory=folder), workspace)
 
     async def open_session(self, path: str, uri: str | None) -> LiveSession:
         """Open a session file (the same live session if it is already open).
