@@ -15,7 +15,8 @@ from acp import RequestError, text_block
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.session.paths import session_dir
-from tests.e2e.conftest import _plain, server_env
+from tests.e2e.conftest import server_env
+from tests.lsp_editor import plain
 
 
 def _script() -> Script:
@@ -229,7 +230,7 @@ async def test_an_acp_session_has_the_same_context_in_the_cli_and_the_lsp_face(
         )
         opened = state["sessionId"] if isinstance(state, dict) else state.sessionId
         assert opened == session
-        messages = _plain(
+        messages = plain(
             await asyncio.wait_for(
                 lsp.protocol.send_request_async("pi/session/messages", {"sessionId": session}), 30
             )
