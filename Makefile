@@ -103,7 +103,7 @@ test-vscode: vscode-deps vsix ## the VS Code extension: types current, unit, web
 	cd $(VSCODE) && node test/e2e/ui.mjs pi-lsp-$(VSCODE_VERSION).vsix
 
 bench-vscode: vscode-deps ## the VS Code extension's benchmarks in code-server (figures in docs/benchmarks.md)
-	cd $(VSCODE) && node scripts/build.mjs --production && node bench/run.mjs
+	cd $(VSCODE) && node scripts/build.mjs --production && node bench/run.mjs && node bench/webview.mjs
 
 clean: ## remove the virtualenv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(VSCODE)/node_modules $(VSCODE)/e2e/node_modules $(VSCODE)/out $(VSCODE)/out-test

@@ -199,14 +199,11 @@ async def _turn(args: argparse.Namespace, store: SessionStore, cwd: str, setting
     agent.subscribe(printer)
     loop = asyncio.get_running_loop()
     aborted = False
-    pending: set[asyncio.Task[None]] = set()
 
     def on_interrupt() -> None:
         nonlocal aborted
         aborted = True
-        task = loop.create_task(agent.abort())
-        pending.add(task)
-        task.add_done_callback(pending.discard)
+        agent.request_abort()  # the prompt below returns once the run has stopped
 
     loop.add_signal_handler(signal.SIGINT, on_interrupt)
     try:

@@ -247,9 +247,7 @@ class LiveSession:
 
     async def abort(self) -> JsonObject:
         """Stop the turn; queued messages are dropped and their texts returned."""
-        texts = [*self.agent.steering.texts(), *self.agent.follow_ups.texts()]
-        self.agent.steering.clear()
-        self.agent.follow_ups.clear()
+        texts = self.agent.drop_queued()
         await self.agent.abort()
         if self._run is not None:
             with contextlib.suppress(BaseException):

@@ -315,11 +315,14 @@ class Workspaces:
 _LITELLM_PROVIDERS = {"google": "gemini", "amazon-bedrock": "bedrock", "google-vertex": "vertex_ai"}
 
 
-async def available_models(settings: Settings) -> list[dict[str, Any]]:
+async def available_models(
+    settings: Settings, *, with_litellm: bool = True
+) -> list[dict[str, Any]]:
     """``[{id, provider, modelId}]`` of the models a user can pick.
 
     Settings' models come first, then litellm's chat models of every provider whose API key
-    variable is set (litellm is imported off the event loop).
+    variable is set (litellm is imported off the event loop; ``with_litellm=False`` skips
+    them, for an answer that must not wait seconds for that import).
     """
     found: dict[str, dict[str, Any]] = {}
 
@@ -339,7 +342,7 @@ async def available_models(settings: Settings) -> list[dict[str, Any]]:
     configured = [
         p for p, var in PROVIDER_KEY_ENV.items() if " " not in var and os.environ.get(var)
     ]
-    if configured:
+    if configured and with_litellm:
         litellm = await load_litellm()
         by_provider: dict[str, Any] = getattr(litellm, "models_by_provider", {})
         for provider in configured:

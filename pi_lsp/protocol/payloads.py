@@ -145,6 +145,10 @@ class TreeNode(_Result):
     children: list[str]
     """Child ids, oldest first."""
     onActivePath: bool
+    targetId: str | None
+    """``label`` and ``context_edit`` entries: the entry they act on."""
+    targetLabel: str | None
+    """``label`` entries: the label they set on ``targetId`` (null: they clear it)."""
 
 
 class TreeResult(_Result):

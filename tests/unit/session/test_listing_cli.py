@@ -11,20 +11,18 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import main
+from pi_lsp.devtools.builders import assistant, fresh_store, user
 from pi_lsp.session import SessionStore
 from pi_lsp.session import listing as listing_module
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import session_dir
 from tests.conftest import CONFORMANCE_DIR
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 CORPUS = CONFORMANCE_DIR / "sessions"
 
 
 def make_session(folder: Path, start: float, text: str) -> SessionStore:
-    store = SessionStore.create(
-        "/proj", directory=folder, clock=Clock(start), uuids=counting_uuids()
-    )
+    store = fresh_store("/proj", folder, start=start)
     store.append_message(user(text, ts=int(start * 1000)))
     store.append_message(assistant(f"re: {text}", ts=int(start * 1000) + 5))
     return store

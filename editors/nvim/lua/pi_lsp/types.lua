@@ -141,6 +141,8 @@
 ---@field timestamp string
 ---@field children string[]
 ---@field onActivePath boolean
+---@field targetId? string
+---@field targetLabel? string
 
 ---@class pi_lsp.TurnEnd The assistant message of the turn and the results of its tool calls.
 ---@field type "turn_end"
