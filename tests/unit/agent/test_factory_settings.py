@@ -69,3 +69,28 @@ def test_retry_waits_stop_at_max_agent_delay_and_long_server_waits_fail() -> Non
 
 async def _model() -> ModelInfo:
     return await resolve(ModelRef("openai", "gpt-4o"), Settings())
+
+
+def test_switching_model_takes_pis_thinking_level_for_it(tmp_path: Path) -> None:
+    thinks = {"reasoning": True}
+    settings = _settings(
+        modelThinkingLevels={"openai/think-b": "minimal"},
+        models={"openai/think-a": thinks, "openai/think-b": thinks, "openai/think-c": thinks},
+    )
+
+    async def levels() -> list[str]:
+        agent = await create_agent_session(SessionStore.in_memory(str(tmp_path)), str(tmp_path),
+                                           settings, AgentOptions(model="openai/think-a",
+                                                                  thinking_level="high"))  # fmt: skip
+        seen = [agent.thinking_level]
+        agent.set_model(await resolve(ModelRef("openai", "think-a"), settings))  # a run's check
+        seen.append(agent.thinking_level)
+        agent.switch_model(await resolve(ModelRef("openai", "think-b"), settings))
+        seen.append(agent.thinking_level)
+        agent.switch_model(await resolve(ModelRef("openai", "think-c"), settings))
+        seen.append(agent.thinking_level)
+        return seen
+
+    # a run keeps the level; a switch takes the model's entry; without one (and no default)
+    # the current level stays, as pi 1.6.0's setModel does
+    assert asyncio.run(levels()) == ["high", "high", "minimal", "minimal"]
