@@ -87,8 +87,6 @@ class AgentSession:
         self._prompt_message: ContextMessage | None = None
         self._prompt_stored: asyncio.Future[str | None] | None = None
 
-    # ----------------------------------------------------------------- observing
-
     @property
     def is_streaming(self) -> bool:
         """True while a run is going on."""
@@ -145,8 +143,6 @@ class AgentSession:
     def close(self) -> None:
         """Release what the tools keep (bash's full-output files); the session is done."""
         self.config.close()
-
-    # ----------------------------------------------------------------- driving
 
     async def prompt(
         self,
@@ -290,8 +286,6 @@ class AgentSession:
         if not context.has_thinking_entry or context.thinking_level != effective:
             self.store.append_thinking_level_change(effective)
         self.thinking_level = effective
-
-    # ----------------------------------------------------------------- internals
 
     def require_model(self) -> ModelInfo:
         """The selected model; raises :class:`NoModelError` when there is none."""
