@@ -30,7 +30,7 @@ from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.settings import Settings
-from tests.unit.agent_loop.scripted import Reply, ScriptedStream
+from tests.unit.agent.scripted import Reply, ScriptedStream
 
 RUNS = 21
 

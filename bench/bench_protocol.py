@@ -23,8 +23,7 @@ from pathlib import Path
 
 from common import ROOT
 
-from pi_lsp.protocol.envelope import check
-from pi_lsp.protocol.framing import FrameParser, Message
+from pi_lsp.protocol.framing import FrameParser, Message, check
 
 MESSAGES = 20_000
 CHUNK = 64 * 1024

@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pi_lsp.agent.llm import load_litellm
-from pi_lsp.agent.models import ModelInfo, ModelRef, aresolve_model
+from pi_lsp.agent.models import ModelInfo, ModelRef, resolve_model
 from pi_lsp.agent.provider_messages import to_provider_messages, tool_definitions
 from pi_lsp.agent.stream import Endpoint, ModelRequest, stream_assistant
 from pi_lsp.devtools.fake_openai import FakeOpenAI
@@ -159,7 +159,7 @@ async def main() -> int:
     args = parser.parse_args()
     runs = max(20, args.runs)
     litellm = await load_litellm()
-    model = await aresolve_model(ModelRef.parse("openai/fake-model"))
+    model = resolve_model(ModelRef.parse("openai/fake-model"))
     chunks = len(REPLY.text) // REPLY.chunk_size
     armed = "not armed" if args.no_abort else "armed"
     print(f"median of {runs} alternating calls, reply of {chunks} text chunks, abort event {armed}")

@@ -7,7 +7,7 @@ capabilities the daemon always has, then the caller imports the server and hands
 and the events read so far, so pygls initializes exactly as usual (its own, second answer is
 dropped). Anything unexpected (not ``initialize`` first, bad framing) is handed over the same way
 and answered by the server. Framing and envelope checks are the server's own
-(:mod:`pi_lsp.protocol.framing`, :mod:`pi_lsp.protocol.envelope`, standard library only).
+(:mod:`pi_lsp.protocol.framing`, :mod:`pi_lsp.protocol.framing`, standard library only).
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any, BinaryIO
 
-from pi_lsp.protocol.envelope import check
-from pi_lsp.protocol.framing import Event, FrameParser, Message
+from pi_lsp.protocol.framing import Event, FrameParser, Message, check
 
 SUPPORTED_ENCODINGS = ("utf-8", "utf-16", "utf-32")
 

@@ -13,12 +13,12 @@ import sys
 from typing import Any
 
 from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
-from pi_lsp.daemon.workspaces import Workspace, Workspaces
+from pi_lsp.daemon.workspaces import Folder, Workspaces
 from pi_lsp.edits.bridge import EditMode
 from pi_lsp.edits.editor_fs import EditorFileSystem
-from pi_lsp.protocol import tcp, transport
-from pi_lsp.protocol.context import PiLanguageServer
+from pi_lsp.protocol import transport
 from pi_lsp.protocol.framing import Event, FrameParser
+from pi_lsp.protocol.language_server import PiLanguageServer
 from pi_lsp.protocol.registry import permission_asker, register
 from pi_lsp.session.jsonl import JsonObject, dumps
 from pi_lsp.tools import FileSystem
@@ -53,7 +53,7 @@ def _workspaces(server: PiLanguageServer) -> Workspaces:
     # across every session of the editor.
     editor_fs = EditorFileSystem(PyglsEditorBridge(server), edit_mode=edit_mode)
 
-    def file_system(_workspace: Workspace, _session_id: str) -> FileSystem:
+    def file_system(_workspace: Folder, _session_id: str) -> FileSystem:
         return editor_fs
 
     return Workspaces(
@@ -96,4 +96,4 @@ def serve_tcp(port: int, log_level: str = "warning") -> int:
     _setup_logging(log_level)
     sys.stdout = sys.stderr
     server = create_server()
-    return tcp.serve_tcp(server, "127.0.0.1", port, server.workspaces.agent_dir)
+    return transport.serve_tcp(server, "127.0.0.1", port, server.workspaces.agent_dir)

@@ -44,12 +44,11 @@ from pi_lsp.acp.prompts import user_input
 from pi_lsp.acp.session_state import SessionState, TurnOutcome
 from pi_lsp.acp.terminal import TerminalBash
 from pi_lsp.acp.updates import LiveUpdates, replay
-from pi_lsp.agent.agent_session import AgentBusyError
-from pi_lsp.agent.thinking import THINKING_LEVELS
+from pi_lsp.agent.config import AgentBusyError
+from pi_lsp.agent.models import THINKING_LEVELS
 from pi_lsp.daemon.errors import bounded, error_code, not_unicode
 from pi_lsp.daemon.live_session import LiveSession
-from pi_lsp.daemon.models_list import available_models
-from pi_lsp.daemon.workspaces import UnknownSessionError, Workspace, Workspaces
+from pi_lsp.daemon.workspaces import Folder, UnknownSessionError, Workspaces, available_models
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools import BashTool, FileSystem
@@ -111,7 +110,7 @@ class PiAgent:
         self.client = conn
         self.outbox = Outbox(conn)
 
-    def _fs_for(self, workspace: Workspace, session_id: str) -> FileSystem:
+    def _fs_for(self, workspace: Folder, session_id: str) -> FileSystem:
         fs = self.capabilities.fs
         files = ClientFileSystem(
             self.client,

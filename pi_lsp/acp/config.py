@@ -1,6 +1,6 @@
 """Session config options: the model and the thinking level, as ACP ``select`` options.
 
-The model list is the daemon's (:func:`pi_lsp.daemon.models_list.available_models`: configured
+The model list is the daemon's (:func:`pi_lsp.daemon.workspaces.available_models`: configured
 models first, then those of providers with credentials), with the session's current model added
 if it is not in it; the thinking levels are those the current model accepts.
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
 
-from pi_lsp.agent.thinking import available_thinking_levels
+from pi_lsp.agent.models import available_thinking_levels
 from pi_lsp.daemon.live_session import LiveSession
 
 MODEL = "model"

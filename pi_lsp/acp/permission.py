@@ -44,7 +44,7 @@ def asker_for(agent: PiAgent, session_id: str) -> Asker:
 
     async def ask(request: PermissionRequest) -> Decision:
         state = agent.sessions.get(session_id)
-        abort = state.live.agent.abort_event if state is not None else asyncio.Event()
+        abort = state.live.abort_signal if state is not None else asyncio.Event()
         tool_call = ToolCallUpdate(
             tool_call_id=request.tool_call_id,
             title=_title(request),

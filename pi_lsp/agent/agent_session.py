@@ -1,17 +1,11 @@
 """AgentSession: runs prompts against one session store (pi's ``AgentSession``, spec §11, §6.7).
 
-It owns the run state around :func:`pi_lsp.agent.loop.run_loop`: it persists each message when it
-ends, queues steering and follow-ups, retries transient provider errors (2 s, 4 s, 8 s,
-cancellable), recovers once from a context overflow by compacting and retrying, compacts when the
-context passes ``window - reserve`` after a run, and aborts cleanly. A failed or retried reply
-stays in the file on a side branch: the leaf moves back to its parent before the next attempt,
-so the active path (and the next request) never contains it. Listeners get every event.
-
-Each piece of run state has one owner: this class owns the model, thinking level, queues and the
-abort signal; :class:`~pi_lsp.agent.maintenance.Maintenance` owns the retry and compaction state
-and is handed the values it needs (:class:`~pi_lsp.agent.maintenance.RunValues`). A finished
-message is persisted as an explicit step (:meth:`AgentSession._on_loop_event`) before listeners
-hear of it; :meth:`AgentSession.emit` only notifies, each listener getting the same payload.
+It owns the run state around :func:`pi_lsp.agent.loop.run_loop`: the model, thinking level,
+steering and follow-up queues and the abort signal. It persists each message when it ends, as an
+explicit step (:meth:`AgentSession._on_loop_event`) before listeners hear of it;
+:meth:`AgentSession.emit` only notifies. :class:`~pi_lsp.agent.maintenance.Maintenance` owns
+retries, recovery and automatic compaction and is handed the run's values
+(:class:`~pi_lsp.agent.maintenance.RunValues`).
 
 Settings are snapshotted when a run starts: :meth:`AgentSession.use_settings` during a run
 takes effect when it ends (the next run sees them), never halfway through a turn. The rule is in
@@ -21,29 +15,32 @@ takes effect when it ends (the next run sees them), never halfway through a turn
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
-from pi_lsp.agent.loop import LoopHooks, ReplyStream, now_ms, run_loop
+from pi_lsp.agent.config import (
+    AgentBusyError,
+    AgentConfig,
+    MessageQueue,
+    NoModelError,
+    Prompted,
+    user_message,
+)
+from pi_lsp.agent.loop import LoopHooks, ReplyStream, run_loop
 from pi_lsp.agent.maintenance import Maintenance, RunValues
-from pi_lsp.agent.models import ModelInfo
-from pi_lsp.agent.permissions import PermissionGate
+from pi_lsp.agent.models import ModelInfo, ThinkingLevel, clamp_thinking_level
 from pi_lsp.agent.provider_messages import ToolSpec
-from pi_lsp.agent.queues import MessageQueue
-from pi_lsp.agent.stream import Endpoint, ModelRequest
-from pi_lsp.agent.thinking import ThinkingLevel, clamp_thinking_level
+from pi_lsp.agent.stream import ModelRequest
 from pi_lsp.compaction import (
     CompactionResult,
     NavigationResult,
-    SummaryModel,
-    TokenCounter,
     compact,
     context_usage,
     navigate_tree,
 )
-from pi_lsp.compaction.models import CompactionSettings, ContextUsage
+from pi_lsp.compaction.models import ContextUsage
 from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session import ABSENT, SessionStore
 from pi_lsp.session.jsonl import JsonObject
@@ -53,50 +50,6 @@ from pi_lsp.tools import Tool
 logger = logging.getLogger(__name__)
 
 Listener = Callable[[JsonObject], None]
-StreamFactory = Callable[[ModelRequest], ReplyStream]
-SummaryFactory = Callable[[ModelInfo, asyncio.Event], SummaryModel]
-PromptBuilder = Callable[[Sequence[Tool[Any]]], str]
-
-
-@dataclass(frozen=True)
-class Prompted:
-    """A started prompt: its stored user message's entry id (when stored) and its run."""
-
-    user_entry_id: asyncio.Future[str | None]
-    run: asyncio.Future[None]
-
-
-class AgentBusyError(RuntimeError):
-    """A prompt arrived while a run is going on and no queueing was asked for."""
-
-
-class NoModelError(RuntimeError):
-    """No model is selected."""
-
-
-@dataclass(kw_only=True)
-class AgentConfig:
-    """What an agent session needs besides its store."""
-
-    settings: Settings
-    tools: dict[str, Tool[Any]]
-    active_tools: tuple[str, ...]
-    system_prompt: PromptBuilder
-    """Builds the system prompt for the active tools (called before every model call)."""
-    stream: StreamFactory
-    summary_model: SummaryFactory
-    counter: TokenCounter = field(default_factory=TokenCounter)
-    endpoint: Endpoint = field(default_factory=Endpoint)
-    cwd: str = "."
-    """The working directory tools resolve paths against."""
-    permissions: PermissionGate | None = None
-    """Asked before bash and writes outside the workspace; None runs everything (CLI)."""
-
-
-def user_message(text: str, images: Sequence[JsonObject] = ()) -> JsonObject:
-    """pi's prompt message: the text block first, then images."""
-    content: list[JsonObject] = [{"type": "text", "text": text}, *images]
-    return {"role": "user", "content": content, "timestamp": now_ms()}
 
 
 class AgentSession:
@@ -130,7 +83,6 @@ class AgentSession:
         """The running prompt's values (its settings snapshot), None between runs."""
         self._next_settings: Settings | None = None
         """Settings given during a run, applied when it ends."""
-        """Entry id of the last message persisted (the reply to move away from on failure)."""
         self._prompt_message: JsonObject | None = None
         self._prompt_stored: asyncio.Future[str | None] | None = None
 
@@ -174,18 +126,24 @@ class AgentSession:
         """Use ``settings`` from the next run on: now when idle, else when the run ends.
 
         Covers everything read from settings: compaction, retry, thinking budgets, images,
-        queue modes and permissions. The model's description (context window overrides) is kept
-        until the model changes.
+        queue modes, permissions, ``apiBase`` and bash's ``shellPath`` / ``shellCommandPrefix``.
+        The model's description (context window overrides) is kept until the model changes.
         """
         if self.is_streaming:
             self._next_settings = settings
             return
         self._next_settings = None
-        self.config.settings = settings
-        if self.config.permissions is not None:
-            self.config.permissions.settings = settings.permissions
+        self.config.use(settings)
         self.steering.mode = settings.steeringMode
         self.follow_ups.mode = settings.followUpMode
+
+    def set_roots(self, roots: list[str]) -> None:
+        """The folders writes inside need no permission for (the workspace folders changed)."""
+        self.config.set_roots(roots)
+
+    def close(self) -> None:
+        """Release what the tools keep (bash's full-output files); the session is done."""
+        self.config.close()
 
     # ----------------------------------------------------------------- driving
 
@@ -202,18 +160,12 @@ class AgentSession:
         message instead; without it the prompt is refused with :class:`AgentBusyError`.
         """
         message = user_message(text, images)
-        if self.is_streaming:
-            if streaming_behavior == "steer":
-                self.steering.push(message)
-                return
-            if streaming_behavior == "followUp":
-                self.follow_ups.push(message)
-                return
-            raise AgentBusyError(
-                "Agent is already processing. Use steer or follow-up to queue the message."
-            )
-        model = self.require_model()
-        await self._exclusive(self._prompt_run(model, message))
+        if self.is_streaming and streaming_behavior == "steer":
+            self.steering.push(message)
+        elif self.is_streaming and streaming_behavior == "followUp":
+            self.follow_ups.push(message)
+        else:
+            await self.prompt_message(message)
 
     def start(self, text: str, images: Sequence[JsonObject] = ()) -> Prompted:
         """Start a prompt as a task; its user message's entry id comes back as a value.
@@ -266,8 +218,8 @@ class AgentSession:
         try:
             return await compact(
                 self.store,
-                self.config.summary_model(model, self._abort),
-                self.compaction_settings(),
+                self.config.summary_model(model, self.config.endpoint, self._abort),
+                self.config.settings.compaction,
                 focus,
                 counter=self.config.counter,
             )
@@ -289,14 +241,14 @@ class AgentSession:
         """
         if self.is_streaming:
             raise AgentBusyError("Cannot move in the tree while the agent is running; abort first.")
-        model = self.model if summarize else None
-        if summarize and model is None:
-            model = self.require_model()
+        model = self.require_model() if summarize else None
         self._abort = asyncio.Event()
         return await navigate_tree(
             self.store,
             target_id,
-            model=self.config.summary_model(model, self._abort) if model else None,
+            model=self.config.summary_model(model, self.config.endpoint, self._abort)
+            if model
+            else None,
             summarize=summarize,
             settings=self.config.settings.branchSummary,
             focus=focus,
@@ -328,10 +280,6 @@ class AgentSession:
             raise NoModelError("No model selected: pass --model provider/model or set defaultModel")
         return self.model
 
-    def compaction_settings(self) -> CompactionSettings:
-        """The compaction settings in force (``settings.compaction``)."""
-        return self.config.settings.compaction
-
     async def _exclusive(self, work: Coroutine[object, None, None]) -> None:
         self._idle.clear()
         self._abort = asyncio.Event()
@@ -344,37 +292,24 @@ class AgentSession:
                 self.use_settings(self._next_settings)
 
     async def _prompt_run(self, model: ModelInfo, message: JsonObject) -> None:
-        abort, summary = self._abort, self.config.summary_model
-        run = RunValues(self.config.settings, model, abort, lambda: summary(model, abort))
+        abort, summary, endpoint = self._abort, self.config.summary_model, self.config.endpoint
+        run = RunValues(self.config.settings, model, abort, lambda: summary(model, endpoint, abort))
         self._run = run
-        self._record_settings(model)
+        self.set_model(model)  # pi starts a session with model and thinking level entries
         await self._maintenance.threshold(run)
         self._maintenance.new_prompt()
         await self._drive(run, [message])
 
-    def _record_settings(self, model: ModelInfo) -> None:
-        """pi starts a session with ``model_change`` and ``thinking_level_change`` entries."""
-        context = self.store.context()
-        if context.model != {"provider": model.ref.provider, "modelId": model.ref.model_id}:
-            self.store.append_model_change(model.ref.provider, model.ref.model_id)
-        if not context.has_thinking_entry or context.thinking_level != self.thinking_level:
-            self.store.append_thinking_level_change(self.thinking_level)
-
     def _hooks(self) -> LoopHooks:
+        config, gate = self.config, self.config.permissions
         return LoopHooks(
             stream=self._stream,
-            tools={n: t for n, t in self.config.tools.items() if n in self.config.active_tools},
+            tools={n: t for n, t in config.tools.items() if n in config.active_tools},
             emit=self._on_loop_event,
             steering=self.steering.take,
             follow_up=self.follow_ups.take,
-            before_tool=self._check_permission if self.config.permissions else None,
+            before_tool=None if gate is None else functools.partial(gate.check, cwd=config.cwd),
         )
-
-    async def _check_permission(
-        self, name: str, call_id: str, args: Mapping[str, Any]
-    ) -> str | None:
-        gate = self.config.permissions
-        return None if gate is None else await gate.check(name, call_id, args, self.config.cwd)
 
     def _stream(self, messages: list[JsonObject], abort: asyncio.Event) -> ReplyStream:
         model = self.require_model()
@@ -425,16 +360,14 @@ class AgentSession:
                 logger.exception("agent event listener failed on %s", payload["type"])
 
     def _persist(self, message: JsonObject) -> str:
-        if message.get("role") == "custom":
-            entry_id = self.store.append_custom_message(
-                str(message.get("customType")),
-                message.get("content"),
-                bool(message.get("display")),
-                message.get("details", ABSENT),
-            )
-        else:
-            entry_id = self.store.append_message(message)
-        return entry_id
+        if message.get("role") != "custom":
+            return self.store.append_message(message)
+        return self.store.append_custom_message(
+            str(message.get("customType")),
+            message.get("content"),
+            bool(message.get("display")),
+            message.get("details", ABSENT),
+        )
 
     async def _drive(self, run: RunValues, prompts: list[JsonObject]) -> None:
         """Run the loop, then retry, recover or compact as pi's rules say, until done."""
@@ -458,9 +391,7 @@ class AgentSession:
                 run, last
             ):
                 continue
-            if not await self._maintenance.threshold(run, last) or not self._queued():
+            compacted = await self._maintenance.threshold(run, last)
+            if not compacted or not (len(self.steering) or len(self.follow_ups)):
                 return
             prompts = self.steering.take() or self.follow_ups.take()
-
-    def _queued(self) -> bool:
-        return bool(len(self.steering) or len(self.follow_ups))

@@ -22,9 +22,8 @@ from typing import Any
 
 from pydantic_core import from_json
 
-from pi_lsp.agent.errors import ProviderFailure
+from pi_lsp.agent.llm import ProviderFailure, empty_usage, usage_from_provider
 from pi_lsp.agent.models import ModelInfo
-from pi_lsp.agent.usage import empty_usage, usage_from_provider
 from pi_lsp.session.jsonl import JsonObject
 
 _STOP_REASONS = {

@@ -12,12 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.agent.agent_session import AgentConfig, AgentSession, StreamFactory
-from pi_lsp.agent.complete import LitellmTextModel
-from pi_lsp.agent.models import ModelInfo, ModelRef, resolve_model
+from pi_lsp.agent.agent_session import AgentSession
+from pi_lsp.agent.config import AgentConfig, StreamFactory
+from pi_lsp.agent.models import THINKING_LEVELS, ModelInfo, ModelRef, ThinkingLevel, resolve_model
 from pi_lsp.agent.permissions import PermissionGate
-from pi_lsp.agent.stream import Endpoint, stream_assistant
-from pi_lsp.agent.thinking import THINKING_LEVELS, ThinkingLevel
+from pi_lsp.agent.stream import Endpoint, LitellmTextModel, stream_assistant
 from pi_lsp.compaction import SummaryModel, TokenCounter, estimator_for
 from pi_lsp.context import ProjectContextCache, build_system_prompt
 from pi_lsp.session import SessionStore
@@ -118,7 +117,7 @@ async def create_agent_session(
     def system_prompt(active: Sequence[Tool[Any]]) -> str:
         return build_system_prompt(project.get(cwd), tools=[(t.name, t.summary) for t in active])
 
-    def summary_model(info: ModelInfo, abort: asyncio.Event) -> SummaryModel:
+    def summary_model(info: ModelInfo, endpoint: Endpoint, abort: asyncio.Event) -> SummaryModel:
         return LitellmTextModel(model=info, endpoint=endpoint, abort=abort)
 
     config = AgentConfig(

@@ -1,10 +1,16 @@
-"""Retries, overflow recovery and automatic compaction around an agent session's runs.
+"""Between loop runs: retries, overflow and length recovery, automatic compaction.
+
+Retries, overflow recovery and automatic compaction around an agent session's runs.
 
 pi's rules (spec §11, 6.7): a transient provider error is retried after 2 s, 4 s, 8 s (abortable);
 a context overflow is compacted and retried once per prompt; after a successful run, or before a
 new prompt, the context is compacted when it passes ``window - reserve``. A failed reply stays in
 the session file and on the branch; ``context_edit`` entries omit it (and its tool results) from
 what the model sees before the next attempt, as pi 1.6.0 does.
+
+What to do after a run (retry a transient error, recover from an overflow, or compact) is a
+pure decision over the last assistant message (:func:`after_error`); :class:`Maintenance`
+performs it.
 """
 
 from __future__ import annotations
@@ -12,15 +18,23 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from pi_lsp.agent.events import event
+from pi_lsp.agent.llm import is_context_overflow, is_retryable_message
 from pi_lsp.agent.models import ModelInfo
-from pi_lsp.agent.recovery import after_error, usage_tokens
-from pi_lsp.compaction import SummaryModel, TokenCounter, compact, should_compact, usage_known
+from pi_lsp.compaction import (
+    SummaryModel,
+    TokenCounter,
+    calculate_context_tokens,
+    compact,
+    should_compact,
+    usage_known,
+)
 from pi_lsp.literals import CompactionReason
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.settings import Settings
+from pi_lsp.settings import RetrySettings, Settings
 
 Emit = Callable[[JsonObject], None]
 
@@ -232,3 +246,51 @@ async def _sleep(abort: asyncio.Event, seconds: float) -> bool:
     except TimeoutError:
         return True
     return False
+
+
+Action = Literal["none", "retry", "give_up", "overflow", "threshold"]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The next step after a run ended with ``message``."""
+
+    action: Action
+    delay_ms: int = 0
+    attempt: int = 0
+
+
+def retry_delay_ms(settings: RetrySettings, attempt: int) -> int:
+    """``baseDelayMs × 2^(attempt − 1)``: 2 s, 4 s, 8 s by default."""
+    return int(settings.baseDelayMs * 2 ** (attempt - 1))
+
+
+def after_error(
+    message: JsonObject, model: ModelInfo, settings: RetrySettings, attempt: int
+) -> Decision:
+    """For a reply that ended in an error: overflow recovery, a retry, or giving up."""
+    if _same_model(message, model) and is_context_overflow(message, model.context_window):
+        return Decision("overflow")
+    if not settings.enabled or not is_retryable_message(message, model.context_window):
+        return Decision("none")
+    attempt += 1
+    if attempt > settings.maxRetries:
+        return Decision("give_up", attempt=settings.maxRetries)
+    requested = message.get("retryAfterMs")
+    if isinstance(requested, int) and requested > settings.maxDelayMs:
+        return Decision("give_up", attempt=attempt)
+    return Decision("retry", delay_ms=retry_delay_ms(settings, attempt), attempt=attempt)
+
+
+def _same_model(message: JsonObject, model: ModelInfo) -> bool:
+    return (
+        message.get("provider") == model.ref.provider and message.get("model") == model.ref.model_id
+    )
+
+
+def usage_tokens(message: JsonObject) -> int | None:
+    """Context size a reply's ``usage`` reports (``totalTokens`` or the sum of the parts)."""
+    usage: Any = message.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    return calculate_context_tokens(usage)

@@ -1,19 +1,46 @@
-"""Model identity and capabilities: ``provider/model`` references, pi's ``api`` names, windows.
+"""Models: identity and capabilities, litellm's bundled model table, thinking levels.
+
+Model identity and capabilities: ``provider/model`` references, pi's ``api`` names, windows.
 
 A :class:`ModelRef` carries pi's provider name (``google``, ``amazon-bedrock``…) so sessions record
 what pi records, and knows litellm's spelling of the same provider for calls. :func:`resolve_model`
 reads litellm's bundled model data (context window, output limit, reasoning, vision, prices); a
 model litellm does not know gets explicit settings or documented defaults. litellm is imported
 lazily (see :mod:`pi_lsp.agent.llm`); nothing here calls a model.
+
+litellm's model table read straight from the JSON file it ships, without importing litellm.
+
+Describing a model (context window, prices, reasoning) only needs that table, but importing
+litellm costs seconds; opening a session in the daemon should not wait for it. Once litellm is
+imported (for the first model call) its own ``get_model_info`` takes over, so models registered
+at run time are seen too.
+
+Thinking levels: which a model offers, pi's clamping, and the litellm parameters for each.
+
+pi 1.6.0's levels (defined in :mod:`pi_lsp.literals`) are ``off, minimal, low, medium, high,
+xhigh, max``. A model without reasoning offers only ``off``; ``xhigh`` only where supported;
+``max`` only where a model maps it, which no model pi_lsp knows does, so ``max`` clamps down
+to the strongest level offered. A level the model lacks is clamped upwards first, then
+downwards (pi's ``clampThinkingLevel``). Anthropic gets explicit thinking budgets with pi's
+defaults (litellm's own ``reasoning_effort`` budgets are smaller); every other provider gets
+litellm's ``reasoning_effort``. Pure: callers pass a resolved
+:class:`~pi_lsp.agent.models.ModelInfo`.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Literal
 
-from pi_lsp.agent.llm import is_loaded, litellm_module, load_litellm
-from pi_lsp.agent.model_data import bundled_model_data
+from pi_lsp.agent.llm import is_loaded, litellm_module
+from pi_lsp.literals import THINKING_LEVELS as THINKING_LEVELS
+from pi_lsp.literals import ThinkingLevel as ThinkingLevel
 
 # pi provider name -> litellm's provider prefix, where they differ.
 _LITELLM_PREFIX = {
@@ -144,25 +171,6 @@ def resolve_model(
     )
 
 
-async def aresolve_model(
-    ref: ModelRef,
-    *,
-    context_window: int | None = None,
-    max_output_tokens: int | None = None,
-    reasoning: bool | None = None,
-    supports_images: bool | None = None,
-) -> ModelInfo:
-    """:func:`resolve_model` after importing litellm off the event loop."""
-    await load_litellm()
-    return resolve_model(
-        ref,
-        context_window=context_window,
-        max_output_tokens=max_output_tokens,
-        reasoning=reasoning,
-        supports_images=supports_images,
-    )
-
-
 def _model_data(ref: ModelRef) -> dict[str, Any]:
     """litellm's model-info dict, or ``{}`` for a model it does not map.
 
@@ -227,3 +235,112 @@ def _prices(data: dict[str, Any]) -> TokenPrices:
 def _int(data: dict[str, Any], key: str) -> int | None:
     value = data.get(key)
     return int(value) if isinstance(value, int | float) and value > 0 else None
+
+
+logger = logging.getLogger(__name__)
+
+TABLE = "model_prices_and_context_window_backup.json"
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Any]:
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or spec.origin is None:
+        return {}
+    try:
+        data = json.loads((Path(spec.origin).parent / TABLE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        logger.warning("cannot read litellm's model table: %s", exc)
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def bundled_model_data(litellm_provider: str, model_id: str) -> dict[str, Any]:
+    """The table's entry for a model of a provider (litellm's spelling), or ``{}``."""
+    table = _table()
+    for key in (f"{litellm_provider}/{model_id}", model_id):
+        entry = table.get(key)
+        if isinstance(entry, dict) and entry.get("litellm_provider") == litellm_provider:
+            return dict(entry)
+    return {}
+
+
+DEFAULT_THINKING_BUDGETS: Mapping[str, int] = {
+    "minimal": 1024,
+    "low": 2048,
+    "medium": 8192,
+    "high": 16384,
+}
+"""Anthropic thinking budgets in tokens (pi's defaults; ``xhigh`` uses ``high``'s)."""
+MAX_TOKENS_CAP = 32_000
+"""pi's default output cap: ``min(model output limit, 32000)`` unless a request says otherwise."""
+_MIN_OUTPUT_TOKENS = 1024
+_ANTHROPIC_EFFORT = {
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "max",
+    "max": "max",
+}
+
+
+def available_thinking_levels(model: ModelInfo) -> tuple[ThinkingLevel, ...]:
+    """The levels ``model`` offers, weakest first."""
+    if not model.reasoning:
+        return ("off",)
+    return THINKING_LEVELS[:-1] if model.supports_xhigh else THINKING_LEVELS[:-2]
+
+
+def clamp_thinking_level(model: ModelInfo, level: ThinkingLevel) -> ThinkingLevel:
+    """``level`` if offered, else the nearest stronger level, else the nearest weaker one."""
+    available = available_thinking_levels(model)
+    if level in available:
+        return level
+    index = THINKING_LEVELS.index(level)
+    for candidate in (*THINKING_LEVELS[index + 1 :], *reversed(THINKING_LEVELS[:index])):
+        if candidate in available:
+            return candidate
+    return available[0]
+
+
+def default_max_tokens(model: ModelInfo) -> int:
+    """The output cap pi sends when a request sets none."""
+    return min(model.max_output_tokens, MAX_TOKENS_CAP)
+
+
+def completion_params(
+    model: ModelInfo,
+    level: ThinkingLevel,
+    *,
+    max_tokens: int | None = None,
+    budgets: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """litellm keyword arguments for ``level`` (clamped to the model) and the output cap."""
+    base = max_tokens or default_max_tokens(model)
+    effective = clamp_thinking_level(model, level)
+    if effective == "off":
+        return {"max_tokens": base}
+    if model.ref.api != "anthropic-messages":
+        return {"max_tokens": base, "reasoning_effort": effective}
+    if _adaptive_anthropic(model):
+        return {"max_tokens": base, "reasoning_effort": _ANTHROPIC_EFFORT[effective]}
+    return _anthropic_budget(model, effective, base, budgets)
+
+
+def _anthropic_budget(
+    model: ModelInfo, level: ThinkingLevel, base: int, budgets: Mapping[str, int] | None
+) -> dict[str, Any]:
+    """pi's ``adjustMaxTokensForThinking``: room for the budget on top of the requested output."""
+    merged = {**DEFAULT_THINKING_BUDGETS, **(budgets or {})}
+    budget = merged["high" if level in ("xhigh", "max") else level]
+    max_tokens = min(base + budget, model.max_output_tokens)
+    if max_tokens <= budget:
+        budget = max(0, max_tokens - _MIN_OUTPUT_TOKENS)
+    return {"max_tokens": max_tokens, "thinking": {"type": "enabled", "budget_tokens": budget}}
+
+
+def _adaptive_anthropic(model: ModelInfo) -> bool:
+    """Opus 4.6 takes an effort level instead of a budget (pi's ``supportsAdaptiveThinking``)."""
+    model_id = model.ref.model_id.lower()
+    return "opus-4-6" in model_id or "opus-4.6" in model_id

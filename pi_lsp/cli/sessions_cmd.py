@@ -1,17 +1,27 @@
-"""``pi-lsp sessions list|tree|context``: pi's session files from the terminal.
+"""``pi-lsp sessions list|tree|context`` and ``pi-lsp run``: pi's session files from the terminal.
 
 JSON output uses the corpus field names (``listInfo``, ``tree`` and ``context``), so scripts and
 later checks can rely on it. Reading never modifies a session file.
+
+``pi-lsp run``: one prompt from the terminal, streamed, written where pi writes sessions.
+
+Assistant text streams to stdout; tool activity, retries and compaction go to stderr, so
+``pi-lsp run ... > answer.txt`` keeps only the answer. Ctrl-C aborts the turn (the partial reply
+is stored as aborted) and exits 130. The turn holds the session's turn lock, the one the daemon
+holds for its turns: while a daemon runs a turn on the file, ``run`` says so and exits 1.
+litellm is imported only here, when a turn really runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
+import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_lsp.cli import CommandError
 from pi_lsp.session import EntryNotFoundError, SessionFileError, SessionStore
@@ -19,9 +29,17 @@ from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import agent_dir
 from pi_lsp.session.render import render_context, render_tree
 
+if TYPE_CHECKING:
+    from pi_lsp.settings import Settings
+
 
 def register(sub: Any) -> None:
-    """Add the ``sessions`` command group."""
+    """Add the ``sessions`` command group and ``run``."""
+    _register_sessions(sub)
+    _register_run(sub)
+
+
+def _register_sessions(sub: Any) -> None:
     parser = sub.add_parser("sessions", help="list, inspect and read pi session files")
     group = parser.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
 
@@ -108,3 +126,139 @@ def _context(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_context(context))
     return 0
+
+
+def _register_run(sub: Any) -> None:
+    parser = sub.add_parser("run", help="run one prompt as an agent turn")
+    parser.add_argument("prompt", help="what to ask")
+    parser.add_argument("--cwd", help="working directory (default: the current one)")
+    parser.add_argument("--model", help="provider/model (default: the session's, then settings)")
+    parser.add_argument("--thinking", help="thinking level: off, minimal, low, medium, high, xhigh")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--session", type=Path, help="continue this session file")
+    where.add_argument(
+        "--continue", dest="resume", action="store_true", help="continue the most recent session"
+    )
+    parser.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    return asyncio.run(_main(args))
+
+
+async def _main(args: argparse.Namespace) -> int:
+    from pi_lsp.daemon.concurrency import SessionBusyError, TurnLock
+    from pi_lsp.session.branching import continue_recent
+    from pi_lsp.settings import load_settings
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    settings, problems = load_settings(cwd)
+    for problem in problems:
+        print(f"pi-lsp: warning: {problem}", file=sys.stderr)
+    try:
+        if args.session is not None:
+            store = SessionStore.open(args.session)
+        elif args.resume:
+            store = continue_recent(cwd)
+        else:
+            store = SessionStore.create(cwd)
+    except SessionFileError as exc:
+        raise CommandError(str(exc)) from None
+    # The daemon's turn lock: a daemon turn on this file and this one never interleave.
+    lock = TurnLock.for_session(store.path, store.session_id, agent_dir())
+    try:
+        lock.acquire()
+    except SessionBusyError as exc:
+        store.close()
+        raise CommandError(f"{store.path}: {exc}") from None
+    try:
+        store.refresh()  # what the other process wrote before it let go
+        return await _turn(args, store, cwd, settings)
+    finally:
+        lock.release()
+        store.close()
+
+
+async def _turn(args: argparse.Namespace, store: SessionStore, cwd: str, settings: Settings) -> int:
+    """Run the prompt on ``store`` (its turn lock held) and print it."""
+    from pi_lsp.agent.config import NoModelError
+    from pi_lsp.agent.factory import AgentOptions, create_agent_session
+
+    try:
+        agent = await create_agent_session(
+            store, cwd, settings, AgentOptions(model=args.model, thinking_level=args.thinking)
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    printer = _Printer()
+    agent.subscribe(printer)
+    loop = asyncio.get_running_loop()
+    aborted = False
+    pending: set[asyncio.Task[None]] = set()
+
+    def on_interrupt() -> None:
+        nonlocal aborted
+        aborted = True
+        task = loop.create_task(agent.abort())
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    loop.add_signal_handler(signal.SIGINT, on_interrupt)
+    try:
+        await agent.prompt(args.prompt)
+    except NoModelError as exc:
+        raise CommandError(str(exc)) from None
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+    sys.stdout.write("\n" if printer.wrote_text else "")
+    print(f"session: {store.path}", file=sys.stderr)
+    if aborted:
+        return 130
+    return 1 if printer.failed else 0
+
+
+class _Printer:
+    """Turns agent events into terminal output."""
+
+    def __init__(self) -> None:
+        self.wrote_text = False
+        self.failed: str | None = None
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event["type"]
+        if kind == "message_update":
+            sub = event["assistantMessageEvent"]
+            if sub.get("type") == "text_delta":
+                sys.stdout.write(sub.get("delta", ""))
+                sys.stdout.flush()
+                self.wrote_text = True
+        elif kind == "message_end" and event["message"].get("role") == "assistant":
+            message = event["message"]
+            if message.get("stopReason") == "error":
+                self.failed = str(message.get("errorMessage"))
+                _err(f"error: {self.failed}")
+            else:
+                self.failed = None
+        elif kind == "tool_execution_start":
+            _err(f"→ {event['toolName']} {_short(event.get('args'))}")
+        elif kind == "tool_execution_end":
+            mark = "✗" if event.get("isError") else "✓"
+            text = " ".join(b.get("text", "") for b in event["result"].get("content", []))
+            _err(f"{mark} {event['toolName']}: {_short(text)}")
+        elif kind == "auto_retry_start":
+            delay = event["delayMs"] / 1000
+            attempt = f"{event['attempt']}/{event['maxAttempts']}"
+            _err(f"retry {attempt} in {delay:g}s: {event['errorMessage']}")
+        elif kind == "auto_compaction_start":
+            _err(f"compacting ({event['reason']})…")
+        elif kind == "auto_compaction_end":
+            _err(f"compaction: {event.get('errorMessage') or 'done'}")
+
+
+def _short(value: Any, limit: int = 100) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _err(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)

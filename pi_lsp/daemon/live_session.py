@@ -16,11 +16,12 @@ import contextlib
 import logging
 from collections.abc import Callable, Iterator, Sequence
 
-from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
-from pi_lsp.agent.models import ModelInfo
-from pi_lsp.agent.thinking import ThinkingLevel, available_thinking_levels
+from pi_lsp.agent.agent_session import AgentSession
+from pi_lsp.agent.config import AgentBusyError
+from pi_lsp.agent.models import ModelInfo, ThinkingLevel, available_thinking_levels
 from pi_lsp.compaction import CompactionResult
-from pi_lsp.daemon.results import (
+from pi_lsp.daemon.concurrency import TurnLock
+from pi_lsp.daemon.views import (
     AbortResult,
     BranchResult,
     LabelResult,
@@ -28,9 +29,8 @@ from pi_lsp.daemon.results import (
     PromptResult,
     QueueResult,
     SessionState,
+    TreeView,
 )
-from pi_lsp.daemon.tree_view import TreeView
-from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session.jsonl import JsonObject, dumps
 from pi_lsp.session.records import Record
@@ -296,6 +296,15 @@ class LiveSession:
         with self.writing():
             self.agent.set_model(model)
 
+    def set_roots(self, roots: list[str]) -> None:
+        """The workspace folders changed: writes inside ``roots`` need no permission."""
+        self.agent.set_roots(roots)
+
+    @property
+    def abort_signal(self) -> asyncio.Event:
+        """Set while the running turn or compaction is being aborted (to wait on, not to set)."""
+        return self.agent.abort_event
+
     def request_abort(self) -> None:
         """Signal the running turn or compaction to stop, without waiting for it."""
         self.agent.request_abort()
@@ -348,3 +357,4 @@ class LiveSession:
                 await asyncio.wait(stubborn)
         self.store.close()  # from here on a stray write raises instead of reaching the file
         self.lock.release_all()
+        self.agent.close()  # bash's full-output files go with it

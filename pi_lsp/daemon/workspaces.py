@@ -1,9 +1,10 @@
-"""Workspace folders and the sessions open in them.
+"""Workspace folders, the sessions open in them, and the models they offer.
 
 Each folder is a working directory with its own settings (pi's files plus the editor's
 overrides), its own session list and its own AGENTS.md context; with no folder the daemon's own
 directory serves. Sessions are created and opened here, wired to the editor's file system and
-permission prompts by the protocol layer through two factories.
+permission prompts by the protocol layer through two factories. The models offered
+(:func:`available_models`) are those of providers with credentials, plus configured ones.
 """
 
 from __future__ import annotations
@@ -17,19 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.agent.factory import AgentOptions, create_agent_session, resolve
+from pi_lsp.agent.llm import PROVIDER_KEY_ENV, load_litellm
 from pi_lsp.agent.models import ModelRef
 from pi_lsp.agent.permissions import Asker, PermissionGate
 from pi_lsp.compaction.entry_messages import text_of
 from pi_lsp.context import ProjectContextCache
+from pi_lsp.daemon.concurrency import TurnLock, spawn
 from pi_lsp.daemon.live_session import EventSink, LiveSession
-from pi_lsp.daemon.turn_lock import TurnLock
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import agent_dir, lexical_path
 from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
-from pi_lsp.tools import FileSystem, close_tools
+from pi_lsp.tools import FileSystem
 
 
 class UnknownSessionError(LookupError):
@@ -41,7 +43,7 @@ class UnknownFolderError(LookupError):
 
 
 @dataclass
-class Workspace:
+class Folder:
     """One workspace folder."""
 
     uri: str
@@ -50,7 +52,7 @@ class Workspace:
     problems: list[str] = field(default_factory=list)
 
 
-FsFactory = Callable[[Workspace, str], FileSystem | None]
+FsFactory = Callable[[Folder, str], FileSystem | None]
 """The tools' file system for a session: ``(its folder, its session id)``."""
 AskerFactory = Callable[[str], Asker]
 """The permission asker of a session, given its id."""
@@ -74,26 +76,25 @@ class Workspaces:
         self.project = ProjectContextCache()
         self.lister = SessionLister()
         self.overrides: dict[str, Any] = {}
-        self.folders: dict[str, Workspace] = {}
+        self.folders: dict[str, Folder] = {}
         self.sessions: dict[str, LiveSession] = {}
-        self._opened_in: dict[str, Workspace] = {}
+        self._opened_in: dict[str, Folder] = {}
         """The folder each open session was opened in (kept when the folder is removed)."""
-        self._background: set[asyncio.Future[None]] = set()
         self._watchers: dict[str, asyncio.Future[None]] = {}
         """Per open session: the task noticing other processes' appends (``watch_file``)."""
-        self._default = Workspace(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
+        self._default = Folder(uri=Path(os.getcwd()).as_uri(), cwd=os.getcwd())
 
     # ----------------------------------------------------------------- folders and settings
 
     def set_folders(self, folders: list[tuple[str, str]]) -> list[str]:
         """Replace the folder list ``[(uri, path)]``; returns settings problems."""
-        self.folders = {uri: Workspace(uri=uri, cwd=path) for uri, path in folders}
+        self.folders = {uri: Folder(uri=uri, cwd=path) for uri, path in folders}
         self._update_roots()
         return self.reload_settings()
 
     def add_folder(self, uri: str, path: str) -> list[str]:
         """Add one folder; returns its settings problems."""
-        self.folders[uri] = Workspace(uri=uri, cwd=path)
+        self.folders[uri] = Folder(uri=uri, cwd=path)
         self._update_roots()
         return self._load(self.folders[uri])
 
@@ -111,9 +112,7 @@ class Workspaces:
         """
         roots = self.roots()
         for live in self.sessions.values():
-            gate = live.agent.config.permissions
-            if gate is not None:
-                gate.roots = roots
+            live.set_roots(roots)
 
     def configure(self, overrides: Mapping[str, Any]) -> list[str]:
         """New editor settings for every folder; returns the problems found."""
@@ -139,14 +138,14 @@ class Workspaces:
             live.apply_settings(workspace.settings)
         return list(dict.fromkeys(problems))
 
-    def _load(self, workspace: Workspace) -> list[str]:
+    def _load(self, workspace: Folder) -> list[str]:
         settings, problems = load_settings(
             workspace.cwd, overrides=self.overrides, agent=self.agent_dir
         )
         workspace.settings, workspace.problems = settings, problems
         return problems
 
-    def folder(self, uri: str | None) -> Workspace:
+    def folder(self, uri: str | None) -> Folder:
         """The named folder, else the first folder, else the daemon's directory."""
         if uri is None:
             return next(iter(self.folders.values()), self._default)
@@ -154,10 +153,10 @@ class Workspaces:
             return self.folders[uri]
         raise UnknownFolderError(f"Unknown workspace folder: {uri}")
 
-    def folder_of_path(self, path: str) -> Workspace:
+    def folder_of_path(self, path: str) -> Folder:
         """The folder containing ``path`` (the deepest one), else the default folder."""
         real = os.path.realpath(path)
-        best: Workspace | None = None
+        best: Folder | None = None
         for workspace in self.folders.values():
             root = os.path.realpath(workspace.cwd)
             if (real == root or real.startswith(root.rstrip(os.sep) + os.sep)) and (
@@ -166,7 +165,7 @@ class Workspaces:
                 best = workspace
         return best or self.folder(None)
 
-    def workspace_of(self, live: LiveSession) -> Workspace:
+    def workspace_of(self, live: LiveSession) -> Folder:
         """The folder a session belongs to: the one it was opened in.
 
         The folder's current object while it is a workspace folder; as it was if it has been
@@ -232,7 +231,7 @@ class Workspaces:
         """Serve a store the caller opened itself (the ACP face replays it meanwhile)."""
         return await self._live(store, self.folder(uri))
 
-    def _folder_of(self, cwd: str) -> Workspace:
+    def _folder_of(self, cwd: str) -> Folder:
         for workspace in self.folders.values():
             if os.path.realpath(workspace.cwd) == os.path.realpath(cwd):
                 return workspace
@@ -269,7 +268,7 @@ class Workspaces:
         live.set_model(info)
         return live
 
-    async def _live(self, store: SessionStore, workspace: Workspace) -> LiveSession:
+    async def _live(self, store: SessionStore, workspace: Folder) -> LiveSession:
         asker = self._asker_factory(store.session_id) if self._asker_factory else None
         gate = PermissionGate(
             workspace.settings.permissions,
@@ -287,10 +286,8 @@ class Workspaces:
         live = LiveSession(agent, self._sink, lock, workspace.uri)
         self.sessions[live.id] = live
         self._opened_in[live.id] = workspace
-        warming = asyncio.ensure_future(live.tree.warm())  # the first tree request is then fast
-        self._background.add(warming)
-        warming.add_done_callback(self._background.discard)
-        self._watchers[live.id] = asyncio.ensure_future(live.watch_file())
+        spawn(live.tree.warm(), "warming the session tree")  # the first request is then fast
+        self._watchers[live.id] = spawn(live.watch_file(), "watching the session file")
         # A big session is tens of thousands of long-lived objects: keep them out of every
         # future full collection (they are freed by reference counting when the session closes).
         gc.freeze()
@@ -305,9 +302,46 @@ class Workspaces:
             watcher.cancel()
         if live is not None:
             await live.close()
-            close_tools(live.agent.config.tools)  # bash's full-output files go with it
 
     async def close_all(self) -> None:
         """Abort every turn and release every lock (daemon exit)."""
         for session_id in list(self.sessions):
             await self.close(session_id)
+
+
+_LITELLM_PROVIDERS = {"google": "gemini", "amazon-bedrock": "bedrock", "google-vertex": "vertex_ai"}
+
+
+async def available_models(settings: Settings) -> list[dict[str, Any]]:
+    """``[{id, provider, modelId}]`` of the models a user can pick.
+
+    Settings' models come first, then litellm's chat models of every provider whose API key
+    variable is set (litellm is imported off the event loop).
+    """
+    found: dict[str, dict[str, Any]] = {}
+
+    def add(provider: str, model_id: str) -> None:
+        key = f"{provider}/{model_id}"
+        found.setdefault(key, {"id": key, "provider": provider, "modelId": model_id})
+
+    if settings.defaultModel:
+        ref = ModelRef.parse(
+            settings.defaultModel, default_provider=settings.defaultProvider or "openai"
+        )
+        add(ref.provider, ref.model_id)
+    for name in settings.models:
+        provider, _, model_id = name.partition("/")
+        if model_id:
+            add(provider, model_id)
+    configured = [
+        p for p, var in PROVIDER_KEY_ENV.items() if " " not in var and os.environ.get(var)
+    ]
+    if configured:
+        litellm = await load_litellm()
+        by_provider: dict[str, Any] = getattr(litellm, "models_by_provider", {})
+        for provider in configured:
+            for model_id in sorted(by_provider.get(_LITELLM_PROVIDERS.get(provider, provider), ())):
+                info = litellm.model_cost.get(model_id) or {}
+                if info.get("mode", "chat") == "chat":
+                    add(provider, model_id.split("/", 1)[-1] if "/" in model_id else model_id)
+    return list(found.values())

@@ -19,7 +19,7 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import to_fs_path
 
 from pi_lsp.edits.diff import Edit, apply_edits
-from pi_lsp.protocol.wire import converter_factory
+from pi_lsp.protocol.language_server import converter_factory
 
 
 class HeadlessEditor:

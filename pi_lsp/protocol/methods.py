@@ -1,25 +1,33 @@
-"""Every ``pi/…`` request: its name, params model, result model and handler (the one map).
+"""Every pi/… request and its handler, and $/progress for the long ones.
+
+Every ``pi/…`` request: its name, params model, result model and handler (the one map).
 
 Handlers are short: validate params, call :class:`pi_lsp.daemon.workspaces.Workspaces` or a
 :class:`pi_lsp.daemon.live_session.LiveSession`, return JSON. Domain errors become JSON-RPC
-errors with the codes in :mod:`pi_lsp.protocol.errors`.
+errors with the codes in :mod:`pi_lsp.daemon.errors` (mapped in :mod:`pi_lsp.protocol.registry`).
+
+Long requests with ``$/progress``: begin, end, and cancellation from the editor's button.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
+from lsprotocol import types as T
 from pydantic import BaseModel
+from pygls.progress import Progress
 
 from pi_lsp.compaction.models import CompactionResult
-from pi_lsp.daemon import results as r
-from pi_lsp.daemon.models_list import available_models
+from pi_lsp.daemon import views
+from pi_lsp.daemon.concurrency import spawn
+from pi_lsp.daemon.workspaces import available_models
 from pi_lsp.protocol import payloads as p
-from pi_lsp.protocol.context import PiLanguageServer
-from pi_lsp.protocol.progress import with_progress
-from pi_lsp.protocol.wire import RawJson
+from pi_lsp.protocol.language_server import PiLanguageServer, RawJson
 from pi_lsp.session.jsonl import JsonObject
 
 Answer = RawJson | JsonObject
@@ -150,14 +158,14 @@ METHODS: list[Method[BaseModel]] = [
     Method(
         "pi/session/new",
         p.FolderParams,
-        r.SessionState,
+        views.SessionState,
         _new_session,
         "Start a new session in a folder.",
     ).erased(),
     Method(
         "pi/session/open",
         p.OpenParams,
-        r.SessionState,
+        views.SessionState,
         _open_session,
         "Open a session file (pi's or pi_lsp's).",
     ).erased(),
@@ -171,14 +179,14 @@ METHODS: list[Method[BaseModel]] = [
     Method(
         "pi/session/state",
         p.SessionParams,
-        r.SessionState,
+        views.SessionState,
         _state,
         "Model, thinking level, leaf, streaming, queues, context usage.",
     ).erased(),
     Method(
         "pi/session/rename",
         p.RenameParams,
-        r.SessionState,
+        views.SessionState,
         _rename,
         "Name the session.",
     ).erased(),
@@ -199,35 +207,35 @@ METHODS: list[Method[BaseModel]] = [
     Method(
         "pi/session/prompt",
         p.PromptParams,
-        r.PromptResult,
+        views.PromptResult,
         _prompt,
         "Start a turn; answered once the user message is stored.",
     ).erased(),
     Method(
         "pi/session/steer",
         p.QueueParams,
-        r.QueueResult,
+        views.QueueResult,
         _steer,
         "Queue a message delivered before the next model call.",
     ).erased(),
     Method(
         "pi/session/followUp",
         p.QueueParams,
-        r.QueueResult,
+        views.QueueResult,
         _follow_up,
         "Queue a message delivered when the agent would stop.",
     ).erased(),
     Method(
         "pi/session/abort",
         p.SessionParams,
-        r.AbortResult,
+        views.AbortResult,
         _abort,
         "Stop the running turn.",
     ).erased(),
     Method(
         "pi/session/branch",
         p.BranchParams,
-        r.BranchResult,
+        views.BranchResult,
         _branch,
         "Move to any entry, optionally summarizing the branch left.",
     ).erased(),
@@ -241,7 +249,7 @@ METHODS: list[Method[BaseModel]] = [
     Method(
         "pi/session/label",
         p.LabelParams,
-        r.LabelResult,
+        views.LabelResult,
         _label,
         "Set or clear an entry's bookmark.",
     ).erased(),
@@ -262,16 +270,60 @@ METHODS: list[Method[BaseModel]] = [
     Method(
         "pi/session/setModel",
         p.SetModelParams,
-        r.SessionState,
+        views.SessionState,
         _set_model,
         "Switch the model (a model_change entry).",
     ).erased(),
     Method(
         "pi/session/setThinkingLevel",
         p.SetThinkingParams,
-        r.SessionState,
+        views.SessionState,
         _set_thinking,
         "Change the thinking level.",
     ).erased(),
 ]
 """Every ``pi/…`` request, in documentation order."""
+
+
+R = TypeVar("R")
+
+
+async def with_progress(
+    server: PiLanguageServer, title: str, work: Awaitable[R], on_cancel: Callable[[], None]
+) -> R:
+    """Await ``work`` inside a cancellable progress report.
+
+    The editor's cancel button calls ``on_cancel``, looked up when pressed, so it reaches the
+    work's current abort signal.
+    """
+    if not server.shows_progress:
+        return await work
+    progress = server.work_done_progress
+    token = str(uuid.uuid4())
+    try:
+        await asyncio.wait_for(progress.create_async(token), 5)
+    except Exception:  # a client that cannot show progress still gets the work done
+        return await work
+    progress.begin(token, T.WorkDoneProgressBegin(title=title, cancellable=True, message=title))
+    watcher = spawn(_watch_cancel(progress, token, on_cancel), "watching $/progress cancel")
+    try:
+        result = await work
+    except BaseException as exc:
+        progress.end(
+            token, T.WorkDoneProgressEnd(message=f"Failed: {exc}" if str(exc) else "Cancelled")
+        )
+        raise
+    finally:
+        watcher.cancel()
+    progress.end(token, T.WorkDoneProgressEnd(message="Done"))
+    return result
+
+
+async def _watch_cancel(progress: Progress, token: str, on_cancel: Callable[[], None]) -> None:
+    future = progress.tokens.get(token)
+    if future is None:
+        return
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wrap_future(future)
+    if future.cancelled():
+        on_cancel()

@@ -3,7 +3,7 @@
 They validate what editors send (a bad field is a ``-32602`` error naming it), document every
 field, and generate ``schemas/`` and ``docs/protocol.md``'s tables. Field names are camelCase,
 as LSP's own are. The results an open session builds (its state, prompt and queue answers…)
-live with it in :mod:`pi_lsp.daemon.results`.
+live with it in :mod:`pi_lsp.daemon.views`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pi_lsp.agent import events as agent_events
 from pi_lsp.compaction.models import CompactionResult
-from pi_lsp.daemon.results import Result as _Result
-from pi_lsp.daemon.results import SessionState
+from pi_lsp.daemon.views import Result as _Result
+from pi_lsp.daemon.views import SessionState
 from pi_lsp.literals import PermissionDecision, PermissionKind, StreamingBehavior, ThinkingLevel
 from pi_lsp.session.entries import SessionEntry
 from pi_lsp.session.wire import SessionInfo

@@ -1,8 +1,15 @@
-"""Wiring: every ``pi/…`` method and LSP lifecycle notification registered on the server.
+"""Wiring: handlers registered on the server, params checked, domain errors mapped to codes.
+
+Wiring: every ``pi/…`` method and LSP lifecycle notification registered on the server.
 
 A handler exception never stops the daemon: known domain errors become JSON-RPC errors with a
 code and a message saying what to do; anything else is logged with its traceback and answered as
 an internal error naming the exception.
+
+Domain errors as JSON-RPC errors: one code per kind, the message says what to do.
+
+The codes and the checks are protocol-free (:mod:`pi_lsp.daemon.errors`, shared with the ACP
+face); this module makes pygls exceptions of them.
 """
 
 from __future__ import annotations
@@ -19,11 +26,15 @@ from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
 from pi_lsp.agent.permissions import Asker, PermissionRequest
-from pi_lsp.bridge import use_lsp_line_breaks
-from pi_lsp.daemon.tasks import spawn
+from pi_lsp.bridge.documents import use_lsp_line_breaks
+from pi_lsp.daemon.concurrency import spawn
+from pi_lsp.daemon.errors import (
+    bounded,
+    error_code,
+    not_unicode,
+)
 from pi_lsp.literals import PermissionDecision
-from pi_lsp.protocol.context import PiLanguageServer
-from pi_lsp.protocol.errors import as_rpc_error, bounded, invalid_params, not_unicode
+from pi_lsp.protocol.language_server import PiLanguageServer
 from pi_lsp.protocol.methods import METHODS, Answer, Method
 from pi_lsp.session.jsonl import JsonObject
 
@@ -180,3 +191,18 @@ def permission_asker(server: PiLanguageServer, session_id: str) -> Asker:
         return "deny"
 
     return ask
+
+
+def invalid_params(exc: ValidationError) -> JsonRpcInvalidParams:
+    """``-32602`` naming every bad field."""
+    problems = [
+        f"{'.'.join(str(part) for part in error['loc']) or 'params'}: {error['msg']}"
+        for error in exc.errors()
+    ]
+    return JsonRpcInvalidParams(bounded("Invalid params: " + "; ".join(problems)))
+
+
+def as_rpc_error(exc: BaseException) -> JsonRpcException | None:
+    """The JSON-RPC error for a known domain error, None for anything unexpected."""
+    code = error_code(exc)
+    return None if code is None else JsonRpcException(bounded(str(exc)), code)

@@ -29,8 +29,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from pygls.exceptions import JsonRpcException
 
+from pi_lsp.daemon import errors
 from pi_lsp.devtools.fake_script import JsonObject, Script, ScriptToolCall, Turn, message_text
-from pi_lsp.protocol import errors
 from pi_lsp.protocol.methods import METHODS
 from tests.e2e.conftest import Editor
 from tests.e2e.rpc_checks import (

@@ -21,8 +21,8 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types as T
 
+from pi_lsp.daemon import errors
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, ScriptUsage, Turn
-from pi_lsp.protocol import errors
 from pi_lsp.protocol.methods import METHODS
 from tests.e2e.conftest import Editor
 from tests.e2e.rpc_checks import (

@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from pi_lsp.daemon import errors
 from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
-from pi_lsp.protocol import errors
 from tests.e2e.conftest import Editor
 from tests.e2e.rpc_checks import (
     assert_answers,

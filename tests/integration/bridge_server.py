@@ -20,8 +20,8 @@ from typing import Any
 from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
 
-from pi_lsp.bridge import PyglsEditorBridge
-from pi_lsp.bridge.line_breaks import use_lsp_line_breaks
+from pi_lsp.bridge.documents import use_lsp_line_breaks
+from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
 from pi_lsp.edits import EditorFileSystem, tool_scope
 from pi_lsp.tools import EditTool, ToolError
 

@@ -11,7 +11,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pi_lsp.agent.agent_session import AgentBusyError, AgentSession
+from pi_lsp.agent.agent_session import AgentSession
+from pi_lsp.agent.config import AgentBusyError
 from pi_lsp.agent.factory import AgentOptions, create_agent_session
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, ScriptError, ScriptToolCall, ScriptUsage, Turn
@@ -356,3 +357,22 @@ async def test_settings_changed_during_a_turn_apply_from_the_next_turn(project: 
         assert sum(e["type"] == "auto_retry_start" for e in events) == 1
     replies = [m for m in agent.store.context().messages if m.get("role") == "assistant"]
     assert replies[-1]["stopReason"] == "error"
+
+
+async def test_api_base_and_shell_settings_apply_from_the_next_turn(project: Path) -> None:
+    # apiBase and bash's shellCommandPrefix follow the same rule as the other settings: the
+    # session need not be reopened for them, and the next turn uses them.
+    first = [Turn(text="from the first server")]
+    second = [
+        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo $PI_MARK"})]),
+        Turn(text="done"),
+    ]
+    with FakeOpenAI(first) as old, FakeOpenAI(second) as new:
+        agent, _ = await make_agent(project, old)
+        await agent.prompt("one")
+        agent.use_settings(settings_for(new, shellCommandPrefix="export PI_MARK=prefixed"))
+        await agent.prompt("two")
+        assert len(old.requests) == 1
+        assert len(new.requests) == 2
+    results = [m for m in agent.store.context().messages if m.get("role") == "toolResult"]
+    assert "prefixed" in results[-1]["content"][0]["text"]

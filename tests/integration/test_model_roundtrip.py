@@ -6,7 +6,7 @@ import json
 
 from pydantic import TypeAdapter
 
-from pi_lsp.agent.models import ModelRef, aresolve_model
+from pi_lsp.agent.models import ModelRef, resolve_model
 from pi_lsp.agent.stream import Endpoint, ModelRequest, stream_assistant
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import ScriptToolCall, Turn
@@ -38,7 +38,7 @@ async def test_reply_with_tool_calls_round_trips_into_the_next_request() -> None
         ],
     )
     with FakeOpenAI([first, Turn(text="Done.")]) as fake:
-        model = await aresolve_model(ModelRef.parse("openai/fake-model"))
+        model = resolve_model(ModelRef.parse("openai/fake-model"))
         endpoint = Endpoint(api_base=fake.base_url, api_key="k")
         history: list[JsonObject] = [
             {

@@ -24,7 +24,7 @@ from lsprotocol import types as T
 from pygls.workspace import PositionCodec, TextDocument
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from pi_lsp.bridge.line_breaks import LspTextDocument
+from pi_lsp.bridge.documents import LspTextDocument
 
 SERVER = Path(__file__).with_name("bridge_server.py")
 CONFIG = ClientServerConfig(server_command=[sys.executable, str(SERVER)])

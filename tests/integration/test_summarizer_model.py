@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.agent.complete import LitellmTextModel
-from pi_lsp.agent.models import ModelRef, aresolve_model
-from pi_lsp.agent.stream import Endpoint
+from pi_lsp.agent.models import ModelRef, resolve_model
+from pi_lsp.agent.stream import Endpoint, LitellmTextModel
 from pi_lsp.compaction.errors import SummarizationError
 from pi_lsp.compaction.summarize import SummaryModel, history_request, send
 from pi_lsp.devtools.fake_openai import FakeOpenAI
@@ -21,7 +20,7 @@ async def test_history_summary_through_litellm() -> None:
     with FakeOpenAI(
         [Turn(text="## Goal\nRename foo."), Turn(error=ScriptError(status=503))]
     ) as fake:
-        info = await aresolve_model(ModelRef.parse("openai/fake-model"), context_window=50000)
+        info = resolve_model(ModelRef.parse("openai/fake-model"), context_window=50000)
         model: SummaryModel = LitellmTextModel(
             model=info, endpoint=Endpoint(api_base=fake.base_url, api_key="k")
         )

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.protocol import envelope, errors, framing, tcp
+from pi_lsp.daemon import errors
+from pi_lsp.protocol import framing, transport
 from pi_lsp.protocol.methods import METHODS, Method
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,8 +149,8 @@ def _codes(module: Any) -> set[int]:
 
 def test_every_error_code_is_documented() -> None:
     section = _section("Errors")
-    codes = _codes(errors) | _codes(envelope)
-    assert codes, "no error codes found in pi_lsp.protocol.errors"
+    codes = _codes(errors) | _codes(framing)
+    assert codes, "no error codes found in pi_lsp.protocol.registry"
     assert {-32700, -32600, -32601, -32002, -32010} <= codes
     for code in sorted(codes | {-32602, -32603, -32800}):
         assert f"| {code} |" in section, f"error code {code} undocumented"
@@ -164,12 +165,13 @@ def test_transport_rules_are_documented_as_the_code_has_them() -> None:
     assert f"**{framing.MAX_BODY // (1024 * 1024)} MiB**" in section
     assert f"at most {framing.MAX_HEADER_BLOCK // 1024} KiB" in section
     tcp_section = _section("TCP: one authenticated editor")
-    assert f"**`{tcp.TOKEN_ENV}`**" in tcp_section
+    assert f"**`{transport.TOKEN_ENV}`**" in tcp_section
     assert "**`initializationOptions.authToken`**" in tcp_section
-    assert f"at least {tcp.MIN_TOKEN} characters" in tcp_section
-    limit = (
-        f"within {int(tcp.FIRST_MESSAGE_TIMEOUT)} s and at most {tcp.MAX_FIRST_MESSAGE >> 20} MiB"
-    )
+    assert f"at least {transport.MIN_TOKEN} characters" in tcp_section
+    limit = f"within {int(transport.FIRST_MESSAGE_TIMEOUT)} s and at most {transport.MAX_FIRST_MESSAGE >> 20} MiB"
     assert limit in tcp_section
-    assert str(tcp.token_path(Path("<agentDir>"), 0)).replace("tcp-0", "tcp-<PORT>") in tcp_section
-    assert f"at most {envelope.MAX_METHOD_ECHO} characters" in section
+    assert (
+        str(transport.token_path(Path("<agentDir>"), 0)).replace("tcp-0", "tcp-<PORT>")
+        in tcp_section
+    )
+    assert f"at most {framing.MAX_METHOD_ECHO} characters" in section

@@ -9,15 +9,13 @@ import pytest
 from pi_lsp.agent.llm import litellm_module
 from pi_lsp.agent.models import (
     DEFAULT_CONTEXT_WINDOW,
+    THINKING_LEVELS,
     ModelInfo,
     ModelRef,
-    resolve_model,
-)
-from pi_lsp.agent.thinking import (
-    THINKING_LEVELS,
     available_thinking_levels,
     clamp_thinking_level,
     completion_params,
+    resolve_model,
 )
 
 

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from pi_lsp.agent.errors import (
+from pi_lsp.agent.llm import (
     is_auth_error,
     is_context_overflow,
     is_retryable,

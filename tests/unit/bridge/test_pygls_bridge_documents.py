@@ -11,7 +11,7 @@ from pygls.exceptions import JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import Workspace
 
-from pi_lsp.bridge import PyglsEditorBridge
+from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
 from pi_lsp.edits import Edit, TextChange, WorkspaceChange
 
 CHANGE = WorkspaceChange(

@@ -7,7 +7,7 @@ from email.utils import formatdate
 
 import pytest
 
-from pi_lsp.agent.errors import (
+from pi_lsp.agent.llm import (
     auth_hint,
     describe_provider_error,
     is_auth_error,

@@ -19,7 +19,7 @@ from pi_lsp.agent.permissions import PermissionGate, PermissionRequest
 from pi_lsp.settings import PermissionSettings
 from pi_lsp.tools import ToolError, ToolResult, create_tools, fs
 from pi_lsp.tools.fs import WriteCheck, expect_write, write_checked
-from tests.unit.agent_loop.scripted import Reply, Script, recorder
+from tests.unit.agent.scripted import Reply, Script, recorder
 
 
 class Harness:

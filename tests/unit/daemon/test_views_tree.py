@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.daemon.tree_view import TreeView
+from pi_lsp.daemon.views import TreeView
 from pi_lsp.session import SessionStore
 from tests.conftest import CONFORMANCE_DIR
 from tests.unit.session.helpers import Clock, assistant, counting_uuids, user

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.agent.config import MessageQueue, QueueMode
 from pi_lsp.agent.loop import SKIPPED, LoopHooks, run_loop
-from pi_lsp.agent.queues import MessageQueue, QueueMode
 from pi_lsp.devtools.builders import user
 from pi_lsp.tools import create_tools
-from tests.unit.agent_loop.scripted import Reply, Script, SleepTool, kinds, recorder, tool_map
+from tests.unit.agent.scripted import Reply, Script, SleepTool, kinds, recorder, tool_map
 
 
 def hooks(

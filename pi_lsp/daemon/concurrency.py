@@ -1,4 +1,6 @@
-"""One turn at a time per session file, across processes (two editors on one session).
+"""Who may run when: one turn per session file across processes, background tasks in one.
+
+One turn at a time per session file, across processes (two editors on one session).
 
 Appends are already serialized by the session file's own lock; this lock is held for a whole
 turn (and for compaction, navigation and other writes), so a second daemon never interleaves
@@ -8,15 +10,25 @@ process dies, so a crash never leaves a session locked. The lock file holds the 
 the "busy" message; writing it is best effort (a full disk must not leave a lock taken and
 never given back). The daemon and ``pi-lsp run`` build it with :meth:`TurnLock.for_session`,
 so both take the same lock for the same file, whichever path (or symlink) named it.
+
+Background tasks that are never lost: a strong reference until done, and failures logged.
+
+``asyncio`` keeps only a weak reference to a task, so a fire-and-forget ``ensure_future`` can be
+collected mid-flight, and an exception nobody awaits surfaces (if ever) as "Task exception was
+never retrieved". :func:`spawn` is the one way the daemon starts work nobody awaits.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import TypeVar
 
 LOCK_SUBDIR = ("pi-lsp", "locks")
 
@@ -94,3 +106,22 @@ class TurnLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+_running: set[object] = set()
+
+
+def spawn(work: Awaitable[T], what: str) -> asyncio.Future[T]:
+    """Run ``work`` in the background; if it fails, log ``what`` failed with the traceback."""
+    task = asyncio.ensure_future(work)
+    _running.add(task)
+    task.add_done_callback(lambda done: _finished(done, what))
+    return task
+
+
+def _finished(task: asyncio.Future[T], what: str) -> None:
+    _running.discard(task)
+    if not task.cancelled() and (error := task.exception()) is not None:
+        logger.error("%s failed", what, exc_info=error)

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from pi_lsp.compaction.models import CompactionDetails, CompactionResult
+from pi_lsp.daemon.concurrency import SessionBusyError, TurnLock
 from pi_lsp.daemon.live_session import LiveSession
-from pi_lsp.daemon.turn_lock import SessionBusyError, TurnLock
 from pi_lsp.daemon.workspaces import Workspaces
 from pi_lsp.session import SessionFileError, SessionStore
 from tests.unit.session.helpers import assistant, user

@@ -10,7 +10,7 @@ from pi_lsp.agent.loop import LoopHooks, run_loop
 from pi_lsp.agent.permissions import PermissionGate, PermissionRequest
 from pi_lsp.settings import PermissionSettings
 from pi_lsp.tools import create_tools
-from tests.unit.agent_loop.scripted import Reply, Script, recorder
+from tests.unit.agent.scripted import Reply, Script, recorder
 
 
 def gate(

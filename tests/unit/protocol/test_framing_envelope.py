@@ -1,4 +1,4 @@
-"""JSON-RPC envelope checks (pi_lsp/protocol/envelope.py), with the specification's examples."""
+"""JSON-RPC envelope checks (pi_lsp/protocol/framing.py), with the specification's examples."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.protocol.envelope import INVALID_REQUEST, Refusal, check
+from pi_lsp.protocol.framing import INVALID_REQUEST, Refusal, check
 
 
 def _refused(value: Any) -> tuple[Any, int]:

@@ -8,8 +8,7 @@ import pytest
 from lsprotocol import converters
 from lsprotocol import types as T
 
-from pi_lsp.bridge.capabilities import EditorCapabilities
-from pi_lsp.bridge.workspace_edit import apply_edit_params
+from pi_lsp.bridge.pygls_bridge import EditorCapabilities, apply_edit_params
 from pi_lsp.edits import CreateFile, Edit, TextChange, WorkspaceChange
 
 # The workspace-edit part of what the clients send (VS Code 1.9x; Neovim 0.11.4 as printed by

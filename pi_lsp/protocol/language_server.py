@@ -1,8 +1,10 @@
-"""JSON-RPC on top of pygls: checked input, lifecycle rules, pre-encoded results and notifications.
+"""The daemon's pygls server and protocol: typed state for handlers, checked input, raw output.
+
+JSON-RPC on top of pygls: checked input, lifecycle rules, pre-encoded results and notifications.
 
 Every frame reaches the daemon through :meth:`PiProtocol.receive` (the transports in
 :mod:`pi_lsp.protocol.transport` feed it :mod:`~pi_lsp.protocol.framing` events): broken frames
-get -32700, malformed envelopes -32600 (:mod:`~pi_lsp.protocol.envelope`), requests before
+get -32700, malformed envelopes -32600 (:mod:`~pi_lsp.protocol.framing`), requests before
 ``initialize`` -32002 and after ``shutdown`` -32600, unknown methods a -32601 that does not echo
 a megabyte of method name, and internal errors never carry a traceback.
 
@@ -10,17 +12,24 @@ Big results (a 22k-entry tree) and the stream of agent events are encoded once w
 written as they are, instead of pygls's ``json.dumps`` of nested objects. Late answers to
 server-to-client requests that were already given up on (cancelled or timed out) are dropped
 instead of raising inside pygls (a known pygls 2.1 problem, see ``../shared/guides``).
+
+The daemon's server: pygls's LanguageServer holding the daemon state every handler needs.
+
+Handlers receive this one object (pygls passes it as ``ls``), so the protocol layer is typed end
+to end: :attr:`PiLanguageServer.workspaces` owns the open sessions and folders,
+:attr:`PiLanguageServer.shows_progress` says whether the editor shows ``$/progress``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as T
+from pygls.lsp.server import LanguageServer
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -29,14 +38,23 @@ from pygls.protocol import (
     default_converter,
 )
 
-from pi_lsp.protocol import envelope
-from pi_lsp.protocol.envelope import Refusal, error_response, short
-from pi_lsp.protocol.framing import BadFrame, Event, HttpRequest, Message
+from pi_lsp import __version__
+from pi_lsp.daemon.concurrency import spawn
+from pi_lsp.daemon.workspaces import Workspaces
+from pi_lsp.protocol import framing
+from pi_lsp.protocol.framing import (
+    BadFrame,
+    Event,
+    HttpRequest,
+    Message,
+    Refusal,
+    error_response,
+    short,
+)
 from pi_lsp.session.jsonl import dumps
 
 logger = logging.getLogger(__name__)
 _encode = dumps  # msgspec, or escapes for lone surrogates
-_pending: set[asyncio.Future[Any]] = set()
 
 
 class RawJson:
@@ -87,10 +105,10 @@ class PiProtocol(LanguageServerProtocol):
             what = event.reason if isinstance(event, BadFrame) else f"an HTTP request {event.line}"
             logger.warning("bad frame: %s", what)
             text = f"Parse error: {what}; skipped to the next Content-Length header"
-            self._refuse(None, envelope.PARSE_ERROR, text)
+            self._refuse(None, framing.PARSE_ERROR, text)
             return
         assert isinstance(event, Message)
-        checked = envelope.check(event.value)
+        checked = framing.check(event.value)
         if checked is None:
             logger.warning("dropped a malformed response")
             return
@@ -119,19 +137,19 @@ class PiProtocol(LanguageServerProtocol):
         if self.shutdown_seen:
             if is_request:
                 text = "Invalid Request: the server is shutting down (only exit is accepted)"
-                self._refuse(message["id"], envelope.INVALID_REQUEST, text)
+                self._refuse(message["id"], framing.INVALID_REQUEST, text)
             return True
         if method != T.INITIALIZE and not self.initialize_seen:
             if is_request:
                 text = f"Server not initialized: send initialize before {short(method)}"
-                self._refuse(message["id"], envelope.SERVER_NOT_INITIALIZED, text)
+                self._refuse(message["id"], framing.SERVER_NOT_INITIALIZED, text)
             return True
         features = self.fm.features
         known = method in features or method in self.fm.builtin_features
         if not known and method != T.CANCEL_REQUEST:
             if is_request:
                 text = f"Method not found: {short(method)}"
-                self._refuse(message["id"], envelope.METHOD_NOT_FOUND, text)
+                self._refuse(message["id"], framing.METHOD_NOT_FOUND, text)
             if not method.startswith("$/"):  # LSP: unknown $/ notifications are ignored quietly
                 logger.warning("unknown method %s", short(method))
             return True
@@ -182,7 +200,29 @@ class PiProtocol(LanguageServerProtocol):
         try:
             written = self.writer.write(header + body)
             if inspect.isawaitable(written):
-                _pending.add(task := asyncio.ensure_future(written))
-                task.add_done_callback(_pending.discard)
+                spawn(written, "writing to the editor")
         except BrokenPipeError:
             logger.warning("the editor closed the connection")
+
+
+class PiLanguageServer(LanguageServer):
+    """pygls's server with the daemon's state and quieter error reporting."""
+
+    protocol: PiProtocol
+
+    def __init__(self, build_workspaces: Callable[[PiLanguageServer], Workspaces]) -> None:
+        """Build the server, then its :class:`Workspaces` (once: they may need the server)."""
+        super().__init__(
+            "pi-lsp",
+            __version__,
+            protocol_cls=PiProtocol,
+            converter_factory=converter_factory,
+            text_document_sync_kind=T.TextDocumentSyncKind.Incremental,
+        )
+        self.shows_progress = False
+        """The client shows ``$/progress`` (``window.workDoneProgress``), set at initialize."""
+        self.workspaces = build_workspaces(self)
+
+    def report_server_error(self, error: Exception, source: object) -> None:
+        """Log instead of popping up a message for every failed request (they are answered)."""
+        logger.error("%s: %s", getattr(source, "__name__", source), error)

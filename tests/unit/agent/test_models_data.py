@@ -8,8 +8,7 @@ import sys
 import pytest
 
 from pi_lsp.agent.llm import litellm_module
-from pi_lsp.agent.model_data import bundled_model_data
-from pi_lsp.agent.models import ModelRef
+from pi_lsp.agent.models import ModelRef, bundled_model_data
 
 MODELS = [
     "openai/gpt-4o",

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pi_lsp.agent.complete import CompletionError, complete_text
 from pi_lsp.agent.models import ModelInfo
-from pi_lsp.agent.stream import Endpoint
+from pi_lsp.agent.stream import CompletionError, Endpoint, complete_text
 from pi_lsp.devtools.fake_script import ScriptError, ScriptUsage, Turn
 from tests.unit.agent.conftest import MakeFake
 

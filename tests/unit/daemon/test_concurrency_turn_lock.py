@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import main
-from pi_lsp.daemon.turn_lock import SessionBusyError, TurnLock
+from pi_lsp.daemon.concurrency import SessionBusyError, TurnLock
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, Turn
 from pi_lsp.session import SessionStore
@@ -24,7 +24,7 @@ DISK_FULL_LOCK = textwrap.dedent(
     """
     import resource, signal, sys
     from pathlib import Path
-    from pi_lsp.daemon.turn_lock import SessionBusyError, TurnLock
+    from pi_lsp.daemon.concurrency import SessionBusyError, TurnLock
 
     folder = Path(sys.argv[1])
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
