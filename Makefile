@@ -67,7 +67,7 @@ $(PI16_READY):
 		$(PI16_DIR)/node_modules/@earendil-works/pi-coding-agent/dist/bundle/cli.js --version
 	touch $@
 
-bench: $(STAMP) ## benchmarks; results go to docs/benchmarks.md by hand
+bench: $(STAMP) $(PI16_READY) ## benchmarks (bench_branch drives the real pi 1.6.0); results go to docs/benchmarks.md by hand
 	$(PY) -m bench
 
 schemas: $(STAMP) $(VSCODE_DEPS) ## regenerate schemas/ from the pydantic models, then the Lua types and the VS Code extension's types and pi.* settings from schemas/
@@ -103,7 +103,7 @@ test-vscode: vscode-deps vsix ## the VS Code extension: types current, unit, web
 	cd $(VSCODE) && node test/e2e/ui.mjs pi-lsp-$(VSCODE_VERSION).vsix
 
 bench-vscode: vscode-deps ## the VS Code extension's benchmarks in code-server (figures in docs/benchmarks.md)
-	cd $(VSCODE) && node scripts/build.mjs --production && node bench/run.mjs
+	cd $(VSCODE) && node scripts/build.mjs --production && node bench/run.mjs && node bench/webview.mjs
 
 clean: ## remove the virtualenv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache $(VSCODE)/node_modules $(VSCODE)/e2e/node_modules $(VSCODE)/out $(VSCODE)/out-test

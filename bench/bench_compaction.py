@@ -20,7 +20,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import pi_lsp.compaction.prepare as prepare_module
 from bench.common import median_ms, plain_copy
 from pi_lsp.compaction import (
     CHARS4,
@@ -32,11 +31,9 @@ from pi_lsp.compaction import (
     find_cut_point,
     prepare_compaction,
 )
-from pi_lsp.compaction.encodings import get_encoding
-from pi_lsp.compaction.prepare import last_compaction_index
-from pi_lsp.compaction.tokens import countable
+from pi_lsp.compaction.tokens import countable, get_encoding
 from pi_lsp.session import SessionStore
-from pi_lsp.session.records import Record
+from pi_lsp.session.projection import project_path
 
 PI_PREPARE_MS = 0.5
 SETTINGS = CompactionSettings()
@@ -50,7 +47,11 @@ USER = {
 def bench_prepare(store: SessionStore) -> dict[str, float]:
     """Cut point and preparation on the leaf's path (the path itself timed separately)."""
     path = store.branch_path()
-    start, end = last_compaction_index(path) + 1, len(path)
+    projected = project_path(path)
+    start = 1 + next(
+        (i for i, e in enumerate(projected) if e.record.type == "compaction" and e.messages), -1
+    )  # as prepare_compaction does
+    end = len(projected)
     warm = TokenCounter(CHARS4)
     prep = prepare_compaction(path, SETTINGS, warm)
     assert prep is not None
@@ -59,10 +60,9 @@ def bench_prepare(store: SessionStore) -> dict[str, float]:
         prepare_compaction(compaction_window(store), SETTINGS, warm)
 
     def cold_cut() -> None:
-        find_cut_point(path, start, end, 20000, TokenCounter(CHARS4).count_record)
+        find_cut_point(projected, start, end, 20000, TokenCounter(CHARS4).count_projected)
 
     return {
-        "pi_work": _pi_work_ms(path, warm),
         "branch_path": median_ms(store.branch_path),
         "window": float(len(compaction_window(store))),
         "cut_cold": median_ms(cold_cut),
@@ -73,17 +73,6 @@ def bench_prepare(store: SessionStore) -> dict[str, float]:
         "summarized": float(len(prep.messages_to_summarize)),
         "d2": float(prep.previous_kept_count),
     }
-
-
-def _pi_work_ms(path: list[Record], counter: TokenCounter) -> float:
-    """Warm preparation doing only pi's work: the D2 range (what the previous compaction kept,
-    summarized again here) switched off for the measurement."""
-    original = prepare_module.previous_kept_start
-    prepare_module.previous_kept_start = lambda path, index: None
-    try:
-        return median_ms(lambda: prepare_compaction(path, SETTINGS, counter))
-    finally:
-        prepare_module.previous_kept_start = original
 
 
 def bench_one_more_entry(
@@ -122,7 +111,7 @@ def load_ms(name: str) -> float:
     """Time to load an encoding in a fresh process (offline, from litellm's files)."""
     code = (
         "import sys, time; sys.path.insert(0, sys.argv[2]); "
-        "from pi_lsp.compaction.encodings import get_encoding; "
+        "from pi_lsp.compaction.tokens import get_encoding; "
         "t = time.perf_counter(); get_encoding(sys.argv[1]); print(time.perf_counter() - t)"
     )
     root = str(Path(__file__).resolve().parents[1])
@@ -166,7 +155,7 @@ def main() -> None:
         print("prepareCompaction (chars4, default settings), ms; cold = no cached counts")
         print(
             "file                          path  window  summarized (D2)  branch_path"
-            "  cut(cold)  prepare(cold)  prepare(warm)  window+prepare(warm)  pi's work(warm)"
+            "  cut(cold)  prepare(cold)  prepare(warm)  window+prepare(warm)"
         )
         big: dict[str, float] = {}
         for name in ("bench-large-20k", "fixture-before-compaction", "fixture-large-session"):
@@ -177,9 +166,9 @@ def main() -> None:
                 f"{name:28s} {r['path_len']:5.0f} {r['window']:7.0f} {r['summarized']:7.0f}"
                 f" ({r['d2']:4.0f}) {r['branch_path']:12.3f} {r['cut_cold']:10.3f}"
                 f" {r['prepare_cold']:14.3f} {r['prepare_warm']:14.3f}"
-                f" {r['window_prepare']:20.3f} {r['pi_work']:16.3f}"
+                f" {r['window_prepare']:20.3f}"
             )
-        for key in ("prepare_cold", "prepare_warm", "window_prepare", "pi_work"):
+        for key in ("prepare_cold", "prepare_warm", "window_prepare"):
             ratio = big[key] / PI_PREPARE_MS
             print(f"  bench-large-20k {key} vs pi's {PI_PREPARE_MS} ms: ratio {ratio:.2f}")
         print()

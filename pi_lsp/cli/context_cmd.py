@@ -12,9 +12,9 @@ import os
 import sys
 
 from pi_lsp.cli import CommandError
-from pi_lsp.context.models import ContextFileRef, ContextFilesReport
-from pi_lsp.context.project import ProjectContext, load_project_context
-from pi_lsp.context.system_prompt import build_system_prompt
+from pi_lsp.prompt.models import ContextFileRef, ContextFilesReport
+from pi_lsp.prompt.sources import PromptSources, load_prompt_sources
+from pi_lsp.prompt.system_prompt import build_system_prompt
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,14 +70,14 @@ def _add_dir_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _load(args: argparse.Namespace) -> ProjectContext:
+def _load(args: argparse.Namespace) -> PromptSources:
     cwd = os.path.expanduser(args.cwd) if args.cwd else os.getcwd()
     if not os.path.isdir(cwd):
         raise CommandError(f"not a directory: {cwd}")
-    return load_project_context(cwd, args.agent_dir)
+    return load_prompt_sources(cwd, args.agent_dir)
 
 
-def _print_warnings(context: ProjectContext) -> None:
+def _print_warnings(context: PromptSources) -> None:
     for warning in context.warnings:
         print(f"warning: {warning}", file=sys.stderr)
 

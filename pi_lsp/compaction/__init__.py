@@ -5,27 +5,22 @@ owner, :mod:`pi_lsp.compaction.compact`, which appends to the session store. Pla
 pygls, no lsprotocol, and no litellm (summaries go through the :class:`SummaryModel` protocol).
 """
 
-from pi_lsp.compaction.branch_summary import (
+from pi_lsp.compaction.compact import (
     BranchEntries,
     BranchPreparation,
+    NavigationResult,
     collect_branch_entries,
+    compact,
     generate_branch_summary,
+    navigate_tree,
     prepare_branch_entries,
 )
-from pi_lsp.compaction.compact import NavigationResult, compact, navigate_tree
-from pi_lsp.compaction.counter import TokenCounter
 from pi_lsp.compaction.cut_point import CutPoint, find_cut_point
-from pi_lsp.compaction.errors import (
-    AlreadyCompactedError,
-    CompactionError,
-    NothingToCompactError,
-    SessionChangedError,
-    SummarizationError,
-)
-from pi_lsp.compaction.file_ops import FileOps, format_file_operations
 from pi_lsp.compaction.models import (
+    AlreadyCompactedError,
     BranchSummarySettings,
     CompactionDetails,
+    CompactionError,
     CompactionPlan,
     CompactionResult,
     CompactionSettings,
@@ -34,25 +29,36 @@ from pi_lsp.compaction.models import (
     FileOpsOut,
     MessageRef,
     NothingToCompact,
+    NothingToCompactError,
+    SessionChangedError,
+    SummarizationError,
 )
 from pi_lsp.compaction.prepare import (
     CompactionPreparation,
     compaction_window,
+    context_usage,
     plan_compaction,
     prepare_compaction,
+    should_compact,
+    usage_known,
 )
-from pi_lsp.compaction.serialize import serialize_conversation, serialize_messages
 from pi_lsp.compaction.summarize import SummaryModel, SummaryRequest
 from pi_lsp.compaction.tokens import (
     CHARS4,
     Chars4Estimator,
     Estimator,
     TiktokenEstimator,
+    TokenCounter,
     calculate_context_tokens,
     estimate_context_tokens,
     estimator_for,
 )
-from pi_lsp.compaction.usage import context_usage, should_compact, usage_known
+from pi_lsp.compaction.transcript import (
+    FileOps,
+    format_file_operations,
+    serialize_conversation,
+    serialize_messages,
+)
 
 __all__ = [
     "CHARS4",

@@ -1,8 +1,10 @@
-"""pydantic models of compaction's settings, results and reports, with pi's field names.
+"""pydantic models of compaction's settings, results and reports, and its typed failures.
 
 Python attributes are snake_case; the JSON form (``model_dump(by_alias=True)``, the generated
 JSON Schemas and the CLI output) uses pi's camelCase names, as the conformance corpus does.
-Pure data: nothing here reads a session or calls a model.
+Every failure derives from :class:`CompactionError`, whose message is one readable line; the
+session is left untouched when one is raised. Pure data: nothing here reads a session or calls a
+model.
 """
 
 from __future__ import annotations
@@ -123,3 +125,30 @@ class NothingToCompact(_Wire):
 
     nothing_to_compact: bool = True
     reason: str
+
+
+class CompactionError(Exception):
+    """Base of every compaction failure; the session is left untouched when one is raised."""
+
+
+class AlreadyCompactedError(CompactionError):
+    """The leaf is a compaction entry: there is nothing new since the last compaction."""
+
+    def __init__(self) -> None:
+        super().__init__("Already compacted")
+
+
+class NothingToCompactError(CompactionError):
+    """The whole history fits in the kept part: a summary request would be empty."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"Nothing to compact ({reason})")
+        self.reason = reason
+
+
+class SummarizationError(CompactionError):
+    """The model failed to produce a summary (pi: ``Summarization failed: …``)."""
+
+
+class SessionChangedError(CompactionError):
+    """Entries were appended while the summary was being written; nothing was appended."""

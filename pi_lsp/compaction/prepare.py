@@ -1,4 +1,4 @@
-"""What a compaction would summarize and keep: pi 1.6.0's ``prepareCompaction``. Pure.
+"""What a compaction would summarize and keep (pi 1.6.0's ``prepareCompaction``); when to compact.
 
 The plan is made over pi's projection of the path (:mod:`pi_lsp.session.projection`): the
 previous compaction, the range it kept, everything after it, each entry as its latest
@@ -6,6 +6,10 @@ previous compaction, the range it kept, everything after it, each entry as its l
 (pi v0.58.3 dropped it silently; pi_lsp's decision D2 fixed that, and pi 1.6.0 now does the
 same). System messages are never summarized. The cut point, ``firstKeptEntryId``, the turn
 prefix and ``tokensBefore`` (``estimateProjectedContextTokens``) are exactly pi 1.6.0's.
+
+pi's ``shouldCompact`` and ``getContextUsage`` read the store but never write it: right after a
+compaction the last provider usage still measures the old, longer context, so the usage is
+unknown until an assistant message after the compaction reports a non-zero one.
 """
 
 from __future__ import annotations
@@ -13,18 +17,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pi_lsp.compaction.counter import TokenCounter
-from pi_lsp.compaction.cut_point import CutPoint, find_cut_point
-from pi_lsp.compaction.entry_messages import summary_messages
-from pi_lsp.compaction.errors import AlreadyCompactedError, NothingToCompactError
-from pi_lsp.compaction.file_ops import FileOps
+from pi_lsp.compaction.cut_point import CutPoint, find_cut_point, summary_messages
 from pi_lsp.compaction.models import (
+    AlreadyCompactedError,
     CompactionDetails,
     CompactionPlan,
     CompactionSettings,
+    ContextUsage,
     MessageRef,
+    NothingToCompactError,
 )
-from pi_lsp.compaction.tokens import assistant_usage, calculate_context_tokens
+from pi_lsp.compaction.tokens import TokenCounter, assistant_usage, calculate_context_tokens
+from pi_lsp.compaction.transcript import FileOps
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.projection import Projected, current_system_message, project_path
@@ -244,3 +248,56 @@ def plan_compaction(
             f"session too small: all of it fits in keepRecentTokens={settings.keep_recent_tokens}"
         )
     return prep
+
+
+def should_compact(context_tokens: int, context_window: int, settings: CompactionSettings) -> bool:
+    """True when automatic compaction is on and the context exceeds ``window - reserve``."""
+    return settings.enabled and context_tokens > context_window - settings.reserve_tokens
+
+
+def usage_known(store: SessionStore, leaf_id: str | None = None) -> bool:
+    """False while no assistant after the latest compaction on the path reported usage."""
+    start = leaf_id if leaf_id is not None else store.leaf_id
+    current = store.get(start) if start is not None else None
+    while current is not None:
+        if current.type == "compaction":
+            return False
+        if current.type == "message" and current.role == "assistant":
+            message = current.value["message"]
+            if message.get("stopReason") not in ("aborted", "error"):
+                usage = assistant_usage(message)
+                if usage is not None and calculate_context_tokens(usage) > 0:
+                    return True
+                return not _compaction_above(store, current)
+        current = _parent(store, current)
+    return True
+
+
+def _parent(store: SessionStore, record: Record) -> Record | None:
+    return store.get(record.parent_id) if record.parent_id is not None else None
+
+
+def _compaction_above(store: SessionStore, record: Record) -> bool:
+    current = _parent(store, record)
+    while current is not None and current.type != "compaction":
+        current = _parent(store, current)
+    return current is not None
+
+
+def context_usage(
+    store: SessionStore,
+    counter: TokenCounter,
+    context_window: int,
+    leaf_id: str | None = None,
+) -> ContextUsage | None:
+    """Estimated context tokens and percent of the window; None without a known window."""
+    if context_window <= 0:
+        return None
+    if not usage_known(store, leaf_id):
+        return ContextUsage(tokens=None, context_window=context_window, percent=None)
+    estimate = counter.estimate(store.context(leaf_id))
+    return ContextUsage(
+        tokens=estimate.tokens,
+        context_window=context_window,
+        percent=estimate.tokens / context_window * 100,
+    )

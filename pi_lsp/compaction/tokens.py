@@ -1,23 +1,69 @@
-"""Token accounting: pi's chars/4 estimate, a tiktoken count, and the usage-anchored total. Pure.
+"""Token accounting: pi's chars/4 estimate, a tiktoken count, the usage-anchored total, and a cache.
 
 Both estimators measure the same text pi 1.6.0 measures: user, tool-result and custom text plus
 a fixed cost per image, assistant text, thinking and tool calls (``name +
 JSON.stringify(arguments)``), bash command and output, summary text, and a system message's
 content, sections and ``JSON.stringify(toolsAdded)``. ``chars4`` is pi's ``estimateTokens``
-exactly (UTF-16 code units); the tiktoken estimator counts real tokens of that text (D4).
-A context total is anchored on the last usable provider ``usage``, as pi anchors it.
+exactly (UTF-16 code units); the tiktoken estimator counts real tokens of that text (D4), with
+the BPE files litellm ships (tiktoken would download them; litellm itself is never imported
+here: that costs seconds). A context total is anchored on the last usable provider ``usage``,
+as pi anchors it. :class:`TokenCounter` caches what each entry contributes before edits under
+its id (entries never change), so re-estimating after an append costs one entry's count.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import logging
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
-from pi_lsp.compaction.encodings import encoding_name_for_model, get_encoding
-from pi_lsp.compaction.js import js_len, js_stringify
 from pi_lsp.compaction.models import ContextEstimate
+from pi_lsp.compaction.transcript import js_len, js_stringify
+from pi_lsp.session.context import SessionContext
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.projection import Projected, entry_messages
+from pi_lsp.session.records import Record
+
+O200K_MODELS = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4")
+"""Model-id prefixes whose tokenizer is o200k_base; every other model is counted with cl100k_base
+(close enough for Claude, Gemini and the rest, which publish no offline tokenizer)."""
+
+
+def encoding_name_for_model(model_id: str | None) -> str:
+    """The tiktoken encoding that fits a model id (``provider/`` prefixes are ignored)."""
+    name = (model_id or "").rsplit("/", 1)[-1].lower()
+    if name.startswith(O200K_MODELS):
+        return "o200k_base"
+    return "cl100k_base"
+
+
+def bundled_bpe_dir() -> str | None:
+    """litellm's folder of tiktoken BPE files, found without importing litellm."""
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or spec.origin is None:
+        return None
+    folder = os.path.join(os.path.dirname(spec.origin), "litellm_core_utils", "tokenizers")
+    return folder if os.path.isdir(folder) else None
+
+
+@functools.cache
+def get_encoding(name: str) -> Any:
+    """The tiktoken ``Encoding`` called ``name``, loaded once per process, offline.
+
+    Raises:
+        Exception: whatever tiktoken raises when the BPE file is neither bundled nor reachable.
+    """
+    if "TIKTOKEN_CACHE_DIR" not in os.environ:
+        folder = bundled_bpe_dir()
+        if folder is not None:
+            os.environ["TIKTOKEN_CACHE_DIR"] = folder
+    import tiktoken  # deferred: only the tiktoken estimator needs it
+
+    return tiktoken.get_encoding(name)
+
 
 IMAGE_CHARS = 4800
 """pi's size of one image in any message (1200 tokens at chars/4); v0.58.3 ignored user images."""
@@ -180,3 +226,50 @@ def estimate_context_tokens(
     return ContextEstimate(
         tokens=estimated, usage_tokens=0, trailing_tokens=estimated, last_usage_index=None
     )
+
+
+def _key(entry_id: str, message: JsonObject) -> str:
+    # A compaction contributes its system message and its summary under one id.
+    return entry_id + "\0s" if message.get("role") == "system" else entry_id
+
+
+class TokenCounter:
+    """Token counts of a session's entries with one estimator, cached by entry id."""
+
+    def __init__(self, estimator: Estimator = CHARS4) -> None:
+        self.estimator = estimator
+        self._counts: dict[str, int] = {}
+
+    @property
+    def cached(self) -> int:
+        """Number of messages counted so far."""
+        return len(self._counts)
+
+    def count(self, entry_id: str, message: JsonObject) -> int:
+        """Tokens of a message that entry ``entry_id`` contributes before edits."""
+        key = _key(entry_id, message)
+        cached = self._counts.get(key)
+        if cached is None:
+            cached = self._counts[key] = self.estimator(message)
+        return cached
+
+    def count_record(self, record: Record) -> int:
+        """Tokens of what an entry contributes before edits (0 for entries that add nothing)."""
+        return sum(self.count(record.id, m) for m in entry_messages(record))
+
+    def count_projected(self, entry: Projected) -> int:
+        """Tokens of a projected entry's messages (edited ones are counted, not cached)."""
+        if entry.edited:
+            return sum(self.estimator(m) for m in entry.messages)
+        return sum(self.count(entry.record.id, m) for m in entry.messages)
+
+    def estimate(self, context: SessionContext) -> ContextEstimate:
+        """pi's ``estimateContextTokens`` over a context, with cached per-entry counts."""
+        messages, ids, edited = context.messages, context.entry_ids, context.edited_ids
+
+        def count(i: int) -> int:
+            if ids[i] in edited:
+                return self.estimator(messages[i])
+            return self.count(ids[i], messages[i])
+
+        return estimate_context_tokens(messages, count)

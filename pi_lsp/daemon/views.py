@@ -110,6 +110,10 @@ BLOCK = 256
 """Nodes per cached block of joined JSON."""
 
 
+_TARGETED = ("label", "context_edit")
+"""Entry types that act on another entry (``targetId``)."""
+
+
 def _order_key(record: Record) -> tuple[bool, int]:
     ms = parse_iso_ms(record.timestamp)
     return (ms is None, ms or 0)
@@ -171,6 +175,8 @@ class TreeView:
         kids = self._children.get(record.id, [])
         if len(kids) > 1:
             kids = sorted(kids, key=_order_key)
+        target = record.value.get("targetId") if record.type in _TARGETED else None
+        sets = record.value.get("label") if record.type == "label" else None
         return {
             "id": record.id,
             "parentId": record.parent_id,
@@ -181,6 +187,8 @@ class TreeView:
             "timestamp": record.timestamp,
             "children": [k.id for k in kids],
             "onActivePath": on_path,
+            "targetId": target if isinstance(target, str) else None,
+            "targetLabel": sets if isinstance(sets, str) and sets else None,
         }
 
     def _current_path(self) -> set[str]:

@@ -1,11 +1,14 @@
-"""Building the model context from a leaf (spec §3.1): pure functions over the entry index.
+"""The model context at a leaf (spec §3.1): pi 1.6.0's ``buildSessionContext``, built once.
 
-``build_context`` walks from the leaf to the root, takes the thinking level and model from the
-path, and projects the entries as pi 1.6.0 does (:mod:`pi_lsp.session.projection`): with a
-compaction on the path, its system message and summary, then the entries kept verbatim from
-``firstKeptEntryId`` up to it (minus system messages), then everything after it, each one as
-changed by the latest ``context_edit`` aimed at it. ``ContextCache`` makes the common case
-incremental: after appends to the current leaf only the new entries are looked at.
+:func:`build_context` is the definition: over the root-first path it takes the thinking level
+and model from the last changes, and projects the entries as pi 1.6.0 does
+(:mod:`pi_lsp.session.projection`): with a compaction on the path, its system message and
+summary, then the entries kept verbatim from ``firstKeptEntryId`` up to it (minus system
+messages), then everything after it, each one as changed by the latest ``context_edit`` aimed at
+it. :class:`ContextBuilder` is how a store evaluates it: the same result from the settings the
+index inherited per entry and one cached path, so appends and branching along a path cost a
+walk to that path and two list slices (``tests/unit/session/test_context_builder.py`` checks it
+against the definition).
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from pi_lsp.session.projection import (
     is_system,
     project,
 )
-from pi_lsp.session.records import Record, Settings
+from pi_lsp.session.records import PathAnchors, Record
+from pi_lsp.session.tree import path_to_root
 
 
 @dataclass(slots=True)
@@ -54,44 +58,6 @@ class SessionContext:
         }
 
 
-def path_to_root(by_id: Mapping[str, Record], leaf_id: str | None) -> list[Record]:
-    """Entries from the root to ``leaf_id`` (pi's ``getBranch``); stops at a missing parent.
-
-    A parent cycle (only possible in a damaged file) ends the walk instead of looping forever.
-    """
-    path: list[Record] = []
-    append = path.append
-    get = by_id.get
-    current = get(leaf_id) if leaf_id is not None else None
-    limit = len(by_id)
-    while current is not None:
-        append(current)
-        if len(path) > limit:
-            return _path_without_cycle(path)
-        parent = current.parent_id
-        current = get(parent) if parent is not None else None
-    path.reverse()
-    return path
-
-
-def _path_without_cycle(path: list[Record]) -> list[Record]:
-    seen: set[str] = set()
-    kept = []
-    for record in path:
-        if record.id in seen:
-            break
-        seen.add(record.id)
-        kept.append(record)
-    kept.reverse()
-    return kept
-
-
-def entry_message(record: Record) -> JsonObject | None:
-    """The first message an entry contributes to a context before edits, or None."""
-    messages = entry_messages(record)
-    return messages[-1] if messages else None
-
-
 def _scan_settings(context: SessionContext, record: Record) -> None:
     kind = record.type
     if kind == "thinking_level_change":
@@ -105,10 +71,10 @@ def _scan_settings(context: SessionContext, record: Record) -> None:
         context.model = {"provider": message.get("provider"), "modelId": message.get("model")}
 
 
-ROOT_SETTINGS: Settings = (None, None, None)
+ROOT_SETTINGS: PathAnchors = (None, None, None)
 
 
-def inherit_settings(record: Record, base: Settings) -> Settings:
+def inherit_settings(record: Record, base: PathAnchors) -> PathAnchors:
     """The settings at ``record`` given those at its parent (computed once, at indexing)."""
     kind = record.type
     if kind == "thinking_level_change":
@@ -118,49 +84,6 @@ def inherit_settings(record: Record, base: Settings) -> Settings:
     if kind == "compaction":
         return (base[0], base[1], record.id)
     return base
-
-
-def build_context_indexed(
-    by_id: Mapping[str, Record], leaf: Record, settings: Settings
-) -> SessionContext:
-    """Same result as :func:`build_context`, walking only what ends up in the context.
-
-    ``settings`` (from :func:`inherit_settings`) name the entries that hold the thinking level,
-    the model and the latest compaction, so a compacted path is walked back only to the first
-    kept entry instead of to the root.
-    """
-    thinking, model, compaction_id = settings
-    context = SessionContext()
-    for source in (thinking, model):
-        if source is not None:
-            _scan_settings(context, by_id[source])
-    if compaction_id is None:
-        _emit_records(context, path_to_root(by_id, leaf.id))
-        return context
-    compaction = by_id[compaction_id]
-    after: list[Record] = []
-    current: Record | None = leaf
-    while current is not None and current is not compaction:
-        after.append(current)
-        current = by_id.get(current.parent_id) if current.parent_id is not None else None
-    first_kept = compaction.value.get("firstKeptEntryId")
-    kept: list[Record] = []
-    parent = compaction.parent_id
-    current = by_id.get(parent) if parent is not None else None
-    while current is not None:
-        kept.append(current)
-        if current.id == first_kept:
-            break
-        current = by_id.get(current.parent_id) if current.parent_id is not None else None
-        if len(kept) > len(by_id):
-            current = None
-    if current is None:
-        kept = []  # first kept entry not on the path: summary and later entries only
-    kept.reverse()
-    after.reverse()
-    records = [compaction, *(r for r in kept if not is_system(r)), *after]
-    _emit_records(context, records)
-    return context
 
 
 def build_context(path: list[Record]) -> SessionContext:
@@ -187,33 +110,8 @@ def build_context(path: list[Record]) -> SessionContext:
     for index in (thinking_at, model_at):
         if index >= 0:
             _scan_settings(context, path[index])
-    _emit_records(context, context_records(path))
+    _emit(context, project(context_records(path)))
     return context
-
-
-def _emit_records(context: SessionContext, records: list[Record]) -> None:
-    """Project ``records`` (pi's ``buildContextEntries`` output) into ``context``.
-
-    Without a ``context_edit`` among them (the common case) the messages are taken straight
-    from the entries, without building a projection.
-    """
-    if any(r.type == "context_edit" for r in records):
-        _emit(context, project(records))
-        return
-    messages, ids = context.messages, context.entry_ids
-    for index, record in enumerate(records):
-        kind = record.type
-        if kind == "message":
-            message = record.value.get("message")
-            if isinstance(message, dict) and message.get("content") is not None:
-                messages.append(message)
-                ids.append(record.id)
-                continue
-        elif kind == "compaction" and index > 0:
-            continue
-        for message in entry_messages(record):
-            messages.append(message)
-            ids.append(record.id)
 
 
 def _emit(context: SessionContext, projected: Iterable[Projected]) -> None:
@@ -226,59 +124,251 @@ def _emit(context: SessionContext, projected: Iterable[Projected]) -> None:
             context.entry_ids.append(entry_id)
 
 
-REBUILDS = frozenset({"compaction", "context_edit"})
-"""Entry types that change earlier messages of a context: appending one rebuilds it."""
+class _Spine:
+    """One run of a path, root-first, with every entry's messages laid end to end.
+
+    ``records[i + 1]``'s parent is ``records[i]``; ``ends[i]`` is how many messages
+    ``records[:i]`` contribute before edits and ``edits[i]`` how many ``context_edit`` entries
+    they hold, so the messages of any stretch are one slice and "is an edit in it" one
+    subtraction.
+    """
+
+    __slots__ = ("edits", "ends", "ids", "messages", "pos", "records")
+
+    def __init__(self, records: list[Record]) -> None:
+        self.records: list[Record] = []
+        self.pos: dict[str, int] = {}
+        self.messages: list[JsonObject] = []
+        self.ids: list[str] = []
+        self.ends = [0]
+        self.edits = [0]
+        self.extend(records)
+
+    def at(self, record: Record) -> int | None:
+        """The position of ``record`` in the run, or None when it is not in it."""
+        index = self.pos.get(record.id)
+        return index if index is not None and self.records[index] is record else None
+
+    def extend(self, records: list[Record]) -> None:
+        """Append root-first records whose first one is a child of the last one."""
+        pos, messages, ids, ends, edits = self.pos, self.messages, self.ids, self.ends, self.edits
+        at = len(self.records)
+        self.records.extend(records)
+        count = len(messages)
+        edited = edits[-1]
+        for record in records:
+            entry_id = record.id
+            pos[entry_id] = at
+            at += 1
+            kind = record.type
+            message = record.value.get("message") if kind == "message" else None
+            if isinstance(message, dict) and message.get("content") is not None:
+                messages.append(message)  # the common case, as entry_messages would return it
+                ids.append(entry_id)
+                count += 1
+            else:
+                for message in entry_messages(record):
+                    messages.append(message)
+                    ids.append(entry_id)
+                    count += 1
+                edited += kind == "context_edit"
+            ends.append(count)
+            edits.append(edited)
+
+    def prefix(self, length: int) -> _Spine:
+        """A new spine holding ``records[:length]`` (nothing is parsed again)."""
+        copy = _Spine([])
+        records = copy.records = self.records[:length]
+        copy.pos = {record.id: index for index, record in enumerate(records)}
+        end = self.ends[length]
+        copy.messages, copy.ids = self.messages[:end], self.ids[:end]
+        copy.ends, copy.edits = self.ends[: length + 1], self.edits[: length + 1]
+        return copy
 
 
-class ContextCache:
-    """The context of one leaf, extended in place when entries are appended below it."""
+def _is_root(record: Record) -> bool:
+    parent = record.parent_id
+    return parent is None or parent == record.id
 
-    MAX_STEPS = 256
-    """Longest run of new entries applied incrementally before a full rebuild."""
 
-    def __init__(self, build: Callable[[str | None], SessionContext]) -> None:
-        self._build = build
-        self._leaf: str | None = None
-        self._context: SessionContext | None = None
+def _parent(by_id: Mapping[str, Record], record: Record) -> Record | None:
+    parent = record.parent_id
+    return by_id.get(parent) if parent is not None else None
+
+
+class ContextBuilder:
+    """The model context at any leaf of one session: :func:`build_context`, incrementally.
+
+    Keeps the last few paths it walked as :class:`_Spine` runs, each from where a context
+    starts down to a leaf. A leaf on one of them, or below one, costs the walk from the leaf to
+    the run plus two list slices: the latest compaction's summary and kept range (built once
+    per compaction) followed by the messages after the compaction. So appends, branching back
+    and forth between recent leaves, and new turns after branching are cheap whatever the depth;
+    only entries some context needs are parsed. A ``context_edit`` within the context, or
+    settings the index could not inherit (duplicate ids, orphans), take the full projection
+    instead. Every call returns fresh lists; message payloads are shared with the store.
+    """
+
+    MAX_SPINES = 4
+    """Paths kept ready (the least recently used is dropped beyond)."""
+    MAX_HEADS = 64
+    """Compactions whose summary + kept range are kept ready (all are dropped beyond)."""
+
+    def __init__(self, by_id: Mapping[str, Record], reliable: Callable[[], bool]) -> None:
+        self._by_id = by_id
+        self._reliable = reliable
+        self._spines: list[_Spine] = []
+        self._heads: dict[str, tuple[list[JsonObject], list[str]]] = {}
 
     def clear(self) -> None:
-        """Forget the cached context (the index changed in a way appends do not cover)."""
-        self._leaf = None
-        self._context = None
+        """Forget what was walked (the index changed in a way appends do not cover)."""
+        self._spines.clear()
+        self._heads.clear()
 
-    def get(self, by_id: Mapping[str, Record], leaf_id: str | None) -> SessionContext:
-        """The context at ``leaf_id``; a fresh copy the caller may keep."""
-        context = self._advance(by_id, leaf_id)
-        if context is None:
-            context = self._build(leaf_id)
-            self._leaf, self._context = leaf_id, context
-        return SessionContext(
-            messages=list(context.messages),
-            entry_ids=list(context.entry_ids),
-            thinking_level=context.thinking_level,
-            model=context.model,
-            has_thinking_entry=context.has_thinking_entry,
-            edited_ids=set(context.edited_ids),
-        )
+    def build(self, leaf_id: str | None) -> SessionContext:
+        """pi's ``buildSessionContext`` at ``leaf_id`` (empty for None or an unknown id)."""
+        by_id = self._by_id
+        leaf = by_id.get(leaf_id) if leaf_id is not None else None
+        if leaf is None:
+            return SessionContext()
+        settings = leaf.settings
+        if settings is None or not self._reliable():
+            return build_context(path_to_root(by_id, leaf.id))
+        thinking, model, compaction_id = settings
+        context = SessionContext()
+        for source in (thinking, model):
+            if source is not None:
+                _scan_settings(context, by_id[source])
+        if compaction_id is None:
+            spine = self._reach(leaf, None, None)
+            spine, _ = self._ancestor(spine, None, leaf)
+            end = spine.pos[leaf.id] + 1
+            if spine.edits[end]:
+                _emit(context, project(spine.records[:end]))
+            else:
+                context.messages = spine.messages[: spine.ends[end]]
+                context.entry_ids = spine.ids[: spine.ends[end]]
+            return context
+        compaction = by_id[compaction_id]
+        first_kept = compaction.value.get("firstKeptEntryId")
+        spine = self._reach(leaf, compaction_id, first_kept)
+        spine, _ = self._ancestor(spine, compaction_id, leaf)
+        kept = None
+        if isinstance(first_kept, str):
+            spine, kept = self._ancestor(spine, first_kept, compaction)
+        at = spine.pos[compaction_id]
+        kept_from = spine.pos[kept.id] if kept is not None else None
+        end = spine.pos[leaf.id] + 1
+        if spine.edits[end] != spine.edits[at if kept_from is None else kept_from]:
+            kept_records = spine.records[kept_from:at] if kept_from is not None else []
+            records = [compaction, *(r for r in kept_records if not is_system(r))]
+            _emit(context, project([*records, *spine.records[at + 1 : end]]))
+            return context
+        messages, ids = self._head(spine, compaction, kept_from)
+        low, high = spine.ends[at + 1], spine.ends[end]
+        context.messages = messages + spine.messages[low:high]
+        context.entry_ids = ids + spine.ids[low:high]
+        return context
 
-    def _advance(self, by_id: Mapping[str, Record], leaf_id: str | None) -> SessionContext | None:
-        cached = self._context
-        if cached is None or leaf_id is None:
-            return None
-        if leaf_id == self._leaf:
-            return cached
+    def _head(
+        self, spine: _Spine, compaction: Record, kept_from: int | None
+    ) -> tuple[list[JsonObject], list[str]]:
+        """The compaction's messages, then those of its kept range (no system, no compaction)."""
+        head = self._heads.get(compaction.id)
+        if head is not None:
+            return head
+        messages = list(entry_messages(compaction))
+        ids = [compaction.id] * len(messages)
+        if kept_from is not None:
+            for record in spine.records[kept_from : spine.pos[compaction.id]]:
+                if record.type == "compaction" or is_system(record):
+                    continue
+                for message in entry_messages(record):
+                    messages.append(message)
+                    ids.append(record.id)
+        if len(self._heads) >= self.MAX_HEADS:
+            self._heads.clear()
+        self._heads[compaction.id] = (messages, ids)
+        return messages, ids
+
+    def _reach(self, leaf: Record, compaction_id: str | None, first_kept: object) -> _Spine:
+        """A spine holding ``leaf``, now the most recent one.
+
+        Walks up from the leaf to a spine or to where its context starts: the compaction's first
+        kept entry (found above the compaction), the compaction itself when that entry is not
+        above it, or a root. Joining a spine at its last entry extends it; joining it higher up
+        starts a new spine with the shared part copied, so the other branch stays ready.
+        """
+        spines = self._spines
+        for index, spine in enumerate(spines):
+            if spine.at(leaf) is not None:
+                if index:
+                    spines.insert(0, spines.pop(index))
+                return spine
+        get = self._by_id.get
         new: list[Record] = []
-        current = by_id.get(leaf_id)
-        while current is not None and current.id != self._leaf and len(new) < self.MAX_STEPS:
-            if current.type in REBUILDS:
-                return None
-            new.append(current)
-            current = by_id.get(current.parent_id) if current.parent_id is not None else None
-        if current is None or current.id != self._leaf:
-            return None
-        for record in reversed(new):
-            _scan_settings(cached, record)
+        append = new.append
+        current: Record | None = leaf
+        joined: tuple[_Spine, int] | None = None
+        passed = False
+        while current is not None:
+            if spines:
+                for spine in spines:
+                    at = spine.at(current)
+                    if at is not None:
+                        joined = (spine, at)
+                        break
+                if joined is not None:
+                    break
+            append(current)
+            entry_id = current.id
+            parent = current.parent_id
+            if entry_id == compaction_id:
+                passed = True
+            if parent is None or parent == entry_id or (passed and entry_id == first_kept):
+                break
+            current = get(parent)
         new.reverse()
-        _emit(cached, (Projected(r, entry_messages(r)) for r in new))
-        self._leaf = leaf_id
-        return cached
+        if joined is None:
+            spine = _Spine(new)
+        else:
+            spine, at = joined
+            spines.remove(spine)
+            if at + 1 < len(spine.records):
+                spines.insert(0, spine)  # the branch left behind stays ready
+                spine = spine.prefix(at + 1)
+            spine.extend(new)
+        spines.insert(0, spine)
+        del spines[self.MAX_SPINES :]
+        return spine
+
+    def _ancestor(
+        self, spine: _Spine, entry_id: str | None, below: Record
+    ) -> tuple[_Spine, Record | None]:
+        """The ancestor ``entry_id`` of spine entry ``below`` (None: the root), on the spine.
+
+        Extends the spine upwards (replacing it) when the entry lies above its first record;
+        None when the entry is not an ancestor.
+        """
+        limit = spine.pos[below.id]
+        at = spine.pos.get(entry_id) if entry_id is not None else None
+        if at is not None:
+            return spine, (spine.records[at] if at <= limit else None)
+        first = spine.records[0]
+        if entry_id is None and _is_root(first):
+            return spine, first
+        up: list[Record] = []
+        current: Record | None = first
+        while current is not None and not _is_root(current):
+            current = _parent(self._by_id, current)
+            if current is None:
+                break
+            up.append(current)
+            if current.id == entry_id:
+                break
+        if not up:
+            return spine, None
+        up.reverse()
+        grown = _Spine([*up, *spine.records])
+        self._spines[self._spines.index(spine)] = grown
+        return grown, (up[0] if entry_id is None or up[0].id == entry_id else None)

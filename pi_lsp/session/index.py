@@ -10,16 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pi_lsp.session.context import (
-    ROOT_SETTINGS,
-    SessionContext,
-    build_context,
-    build_context_indexed,
-    inherit_settings,
-    path_to_root,
-)
-from pi_lsp.session.records import Diagnostic, DiagnosticList, Record, Settings
-from pi_lsp.session.tree import SessionTree, build_tree
+from pi_lsp.session.context import ROOT_SETTINGS, inherit_settings
+from pi_lsp.session.records import Diagnostic, DiagnosticList, PathAnchors, Record
+from pi_lsp.session.tree import SessionTree, build_tree, path_to_root
 
 CONVERSATION_ROLES = ("user", "assistant")
 """Roles whose first message creates a new session's file (pi 1.6.0's ``_hasConversation``)."""
@@ -38,7 +31,8 @@ class SessionIndex:
         self.has_conversation = False
         """True once a user or assistant message is indexed (a new file is written then)."""
         self.diagnostics: list[Diagnostic] = DiagnosticList(where)
-        self._settings_reliable = True  # false once a duplicate id could leave stale settings
+        self.settings_reliable = True
+        """False once a duplicate id could leave stale inherited settings (contexts then walk)."""
 
     def add_all(self, records: Iterable[Record]) -> None:
         """Index records read from a file, then report orphans and self-parented entries."""
@@ -54,7 +48,7 @@ class SessionIndex:
         previous = self.by_id.get(entry_id)
         self.by_id[entry_id] = record
         parent = record.parent_id
-        base: Settings | None = ROOT_SETTINGS
+        base: PathAnchors | None = ROOT_SETTINGS
         if parent is not None and parent != entry_id:
             parent_record = self.by_id.get(parent)
             base = parent_record.settings if parent_record is not None else None
@@ -62,7 +56,7 @@ class SessionIndex:
                 record.parent_id = parent_record.id  # share one string object per id
         record.settings = inherit_settings(record, base) if base is not None else None
         if previous is not None:
-            self._settings_reliable = False
+            self.settings_reliable = False
             reason = f"duplicate id {entry_id} (replaces line {previous.line} in the index)"
             self.diagnostics.append(Diagnostic(self.where, record.line, reason))
         kind = record.type
@@ -100,15 +94,6 @@ class SessionIndex:
             )
             found.append(Diagnostic(self.where, record.line, reason))
         return found
-
-    def build_context(self, leaf_id: str | None) -> SessionContext:
-        """pi's ``buildSessionContext`` at ``leaf_id`` (empty for None or an unknown id)."""
-        leaf = self.by_id.get(leaf_id) if leaf_id is not None else None
-        if leaf is None:
-            return SessionContext()
-        if self._settings_reliable and leaf.settings is not None:
-            return build_context_indexed(self.by_id, leaf, leaf.settings)
-        return build_context(path_to_root(self.by_id, leaf_id))
 
     def path(self, leaf_id: str | None) -> list[Record]:
         """Root-first entries to ``leaf_id``."""

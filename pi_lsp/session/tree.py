@@ -1,4 +1,4 @@
-"""The session tree as pi's ``getTree`` shapes it (spec §2): pure functions over the index.
+"""The session tree as pi's ``getTree`` shapes it, and pi's ``getBranch`` path (spec §2). Pure.
 
 Roots are entries whose parent is null, themselves, or missing (orphans), in file order; every
 node's children are sorted by entry timestamp (stable, so ties keep file order).
@@ -41,6 +41,38 @@ class SessionTree:
             item["children"] = list(node.children)
             nodes.append(item)
         return {"roots": list(self.roots), "nodes": nodes}
+
+
+def path_to_root(by_id: Mapping[str, Record], leaf_id: str | None) -> list[Record]:
+    """Entries from the root to ``leaf_id`` (pi's ``getBranch``); stops at a missing parent.
+
+    A parent cycle (only possible in a damaged file) ends the walk instead of looping forever.
+    """
+    path: list[Record] = []
+    append = path.append
+    get = by_id.get
+    current = get(leaf_id) if leaf_id is not None else None
+    limit = len(by_id)
+    while current is not None:
+        append(current)
+        if len(path) > limit:
+            return _path_without_cycle(path)
+        parent = current.parent_id
+        current = get(parent) if parent is not None else None
+    path.reverse()
+    return path
+
+
+def _path_without_cycle(path: list[Record]) -> list[Record]:
+    seen: set[str] = set()
+    kept = []
+    for record in path:
+        if record.id in seen:
+            break
+        seen.add(record.id)
+        kept.append(record)
+    kept.reverse()
+    return kept
 
 
 def _sort_key(record: Record) -> tuple[bool, int]:

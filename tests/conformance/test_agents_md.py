@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.context import build_system_prompt, load_project_context
-from pi_lsp.context.system_prompt import IDENTITY
+from pi_lsp.prompt import build_system_prompt, load_prompt_sources
+from pi_lsp.prompt.system_prompt import IDENTITY
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(
@@ -127,7 +127,7 @@ def test_layout(name: str, layout_root: Path) -> None:
     materialise(manifest, layout_root)
     cwd, agent_dir = layout_root / manifest["cwd"], layout_root / manifest["agentDir"]
 
-    context = load_project_context(cwd, agent_dir)
+    context = load_prompt_sources(cwd, agent_dir)
 
     expected = expected_files(name, manifest, recorded)
     loaded = [

@@ -146,7 +146,8 @@ def test_migration_rewrites_with_backup(case: Case, tmp_path: Path) -> None:
 
 def test_indexed_context_equals_the_full_walk_at_every_entry(case: Case) -> None:
     """The fast builder (settings inherited at index time) agrees with pi's path walk."""
-    from pi_lsp.session.context import build_context, path_to_root
+    from pi_lsp.session.context import build_context
+    from pi_lsp.session.tree import path_to_root
 
     store = case.store
     records = store.records

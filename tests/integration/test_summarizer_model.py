@@ -6,7 +6,7 @@ import pytest
 
 from pi_lsp.agent.models import ModelRef, resolve_model
 from pi_lsp.agent.stream import Endpoint, LitellmTextModel
-from pi_lsp.compaction.errors import SummarizationError
+from pi_lsp.compaction.models import SummarizationError
 from pi_lsp.compaction.summarize import SummaryModel, history_request, send
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import ScriptError, Turn

@@ -23,7 +23,7 @@ LAYERS = {
     "regular_files": 0,
     "session": 1,
     "compaction": 2,
-    "context": 2,
+    "prompt": 2,
     "tools": 2,
     "settings": 3,
     "edits": 3,

@@ -18,5 +18,6 @@ await Promise.all([
   build({ ...common, entryPoints: tests("test/unit"), outdir: "out-test/unit", platform: "node", format: "cjs", target: "node18", external: ["vscode"] }),
   build({ ...common, entryPoints: tests("test/suite"), outdir: "out-test/suite", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),
   build({ ...common, entryPoints: tests("test/multiroot"), outdir: "out-test/multiroot", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),
+  build({ ...common, entryPoints: tests("test/untrusted"), outdir: "out-test/untrusted", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),
   build({ ...common, entryPoints: tests("bench/suite"), outdir: "out-test/bench", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),
 ]);

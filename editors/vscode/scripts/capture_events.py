@@ -176,6 +176,35 @@ async def capture(work: Path) -> dict[str, Any]:
             )
 
         await scenario("branch", branch)
+
+        async def label() -> None:
+            tree = await client.request("pi/session/tree", {"sessionId": session})
+            target = next(n["id"] for n in tree["nodes"] if n["role"] == "user")
+            params = {"sessionId": session, "entryId": target}
+            await client.request("pi/session/label", {**params, "label": "the question"})
+            await client.request("pi/session/label", {**params, "label": None})
+            await client.request("pi/session/label", {**params, "label": "the bug report"})
+
+        await scenario("label", label)
+
+        async def stale() -> None:
+            # calc.py open in the editor, which refuses the edit as VS Code's client does when
+            # the document's version moved on (the user typed): {"applied": false}, no reason
+            uri = (root / "calc.py").as_uri()
+            text = (root / "calc.py").read_text()
+            doc = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+            client.notify("textDocument/didOpen", {"textDocument": doc})
+            client.answers["workspace/applyEdit"] = lambda params: {"applied": False}
+            edit = {"path": "calc.py", "oldText": "a + b", "newText": "b + a"}
+            call = ScriptToolCall(name="edit", arguments=edit)
+            fake.push(Turn(text="Swapping.", tool_calls=[call]))
+            fake.push(Turn(text="The editor refused the edit; I will read calc.py again."))
+            ends = len(client.events("agent_end"))
+            await client.request("pi/session/prompt", {"sessionId": session, "text": "Swap them"})
+            await client.wait_event("agent_end", ends + 1)
+            client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+        await scenario("stale", stale)
     finally:
         await client.close()
         fake.stop()

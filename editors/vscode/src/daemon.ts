@@ -15,7 +15,7 @@ import {
 } from "vscode-languageclient/node";
 import { candidates, failureMessage, type Candidate, type Lookup } from "./daemonCommand";
 import { METHODS, type EventNotification, type PermissionRequestParams, type PermissionResult } from "./protocol";
-import { piOverrides } from "./settings";
+import { effective, piOverrides } from "./settings";
 
 export type PermissionHandler = (p: PermissionRequestParams, token: vscode.CancellationToken) => Promise<PermissionResult>;
 
@@ -48,13 +48,20 @@ export class Daemon implements vscode.Disposable {
           });
         } else if (e.affectsConfiguration("pi")) this.sendSettings();
       }),
+      // trusted now: the workspace's own settings and .venv apply, so start again with them
+      vscode.workspace.onDidGrantWorkspaceTrust(() => void this.restart()),
     );
   }
 
+  /** A setting's value, the user's alone for a restricted one in an untrusted workspace. */
+  private setting<T>(key: string, fallback: T): T {
+    return effective(`pi.${key}`, vscode.workspace.getConfiguration("pi").inspect<T>(key), vscode.workspace.isTrusted) ?? fallback;
+  }
+
   private lookup(): Lookup {
-    const cfg = vscode.workspace.getConfiguration("pi");
     return {
-      setting: cfg.get<string[]>("server.command", []),
+      trusted: vscode.workspace.isTrusted,
+      setting: this.setting<string[]>("server.command", []),
       pathEnv: process.env.PATH ?? "",
       folders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
       exists: (file) => {
@@ -70,7 +77,7 @@ export class Daemon implements vscode.Disposable {
 
   overrides(): Record<string, unknown> {
     const cfg = vscode.workspace.getConfiguration("pi");
-    return piOverrides((key) => cfg.inspect(key));
+    return piOverrides((key) => cfg.inspect(key), undefined, vscode.workspace.isTrusted);
   }
 
   private sendSettings(): void {
@@ -125,7 +132,7 @@ export class Daemon implements vscode.Disposable {
 
   private async startWith(candidate: Candidate): Promise<void> {
     const cfg = vscode.workspace.getConfiguration("pi");
-    const env = { ...process.env, ...cfg.get<Record<string, string>>("server.env", {}) };
+    const env = { ...process.env, ...this.setting<Record<string, string>>("server.env", {}) };
     const args = [...candidate.args, "--log-level", cfg.get<string>("server.logLevel", "info")];
     const server: ServerOptions = {
       command: candidate.command,

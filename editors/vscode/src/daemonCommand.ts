@@ -1,6 +1,6 @@
 // Which command starts the daemon, in the order the README promises: the `pi.server.command`
 // setting, else `pi-lsp` on PATH, else a workspace folder's `.venv/bin/pi-lsp`. Pure, so the
-// order and the failure message are unit-tested.
+// order and the failure message are unit-tested. An untrusted workspace's .venv is skipped.
 import * as path from "node:path";
 
 export interface Candidate {
@@ -15,6 +15,8 @@ export interface Lookup {
   pathEnv: string;
   folders: readonly string[];
   exists: (file: string) => boolean;
+  /** An untrusted workspace's own .venv/bin/pi-lsp is never started (it is the workspace's code). */
+  trusted: boolean;
 }
 
 export function candidates(look: Lookup): Candidate[] {
@@ -29,7 +31,7 @@ export function candidates(look: Lookup): Candidate[] {
       break;
     }
   }
-  for (const folder of look.folders) {
+  for (const folder of look.trusted ? look.folders : []) {
     const file = path.join(folder, ".venv", "bin", "pi-lsp");
     if (look.exists(file)) out.push({ command: file, args: [], source: `workspace ${file}` });
   }
@@ -43,7 +45,8 @@ export function failureMessage(tried: readonly { candidate: Candidate | null; er
   );
   if (!look.setting.length) lines.push("pi.server.command is not set");
   if (!tried.some((t) => t.candidate?.source === "pi-lsp on PATH")) lines.push("no pi-lsp on PATH");
-  if (!tried.some((t) => t.candidate?.source.startsWith("workspace"))) {
+  if (!look.trusted) lines.push("the workspace is not trusted, so neither its .venv/bin/pi-lsp nor its pi.server.command is used");
+  else if (!tried.some((t) => t.candidate?.source.startsWith("workspace"))) {
     lines.push(`no .venv/bin/pi-lsp in ${look.folders.length ? look.folders.join(", ") : "the workspace (no folder open)"}`);
   }
   return (

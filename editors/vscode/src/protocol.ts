@@ -1,9 +1,10 @@
 // The daemon's protocol as the extension uses it: method names plus the types generated from
 // schemas/ (src/generated, `npm run gen`). Nothing here is written by hand but the method table.
-export type { EventNotification } from "./generated/pi-event";
-export type { SessionState } from "./generated/pi-session-state.result";
-export type { TreeNode, TreeResult } from "./generated/pi-session-tree.result";
 export type {
+  EventNotification,
+  SessionState,
+  TreeNode,
+  TreeResult,
   MessagesResult,
   MessageEntry,
   CompactionEntry,
@@ -17,21 +18,22 @@ export type {
   TextContent,
   ThinkingContent,
   ToolCall,
-} from "./generated/pi-session-messages.result";
-export type { PermissionRequestParams } from "./generated/pi-request-permission";
-export type { PermissionResult } from "./generated/pi-request-permission-result";
-export type { BranchParams } from "./generated/pi-session-branch.params";
-export type { BranchResult } from "./generated/pi-session-branch.result";
-export type { ForkResult } from "./generated/pi-session-fork.result";
-export type { LabelResult } from "./generated/pi-session-label.result";
-export type { PromptParams } from "./generated/pi-session-prompt.params";
-export type { PromptResult } from "./generated/pi-session-prompt.result";
-export type { AbortResult } from "./generated/pi-session-abort.result";
-export type { CompactionResult } from "./generated/pi-session-compact.result";
-export type { SessionList, SessionInfo } from "./generated/pi-sessions-list.result";
-export type { ModelsResult } from "./generated/pi-models-list.result";
+  PermissionRequestParams,
+  PermissionResult,
+  BranchParams,
+  BranchResult,
+  ForkResult,
+  LabelResult,
+  PromptParams,
+  PromptResult,
+  AbortResult,
+  CompactionResult,
+  SessionList,
+  SessionInfo,
+  ModelsResult,
+} from "./generated/types";
 
-import type { EventNotification } from "./generated/pi-event";
+import type { EventNotification } from "./generated/types";
 /** One `pi/event` payload (the union of every event type). */
 export type PiEvent = EventNotification["event"];
 

@@ -7,8 +7,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { setup, ext } from "./harness.mjs";
 
 /** One code-server run of the mocha suite in out-test/<suite>; true when it passed. */
-async function suite(name, multiRoot) {
-const run = await setup({ name, multiRoot });
+async function suite(name, multiRoot, untrusted = false) {
+const run = await setup({ name, multiRoot, untrusted });
 let code = 1;
 try {
   await run.start();
@@ -44,7 +44,10 @@ return code === 0;
 }
 
 const totals = { passed: 0, failed: 0 };
-const single = await suite("suite", false);
-const multi = await suite("multiroot", true);
+// PI_SUITES=untrusted (comma-separated) runs only those suites, while working on one
+const only = process.env.PI_SUITES?.split(",");
+const wanted = [["suite", false, false], ["multiroot", true, false], ["untrusted", false, true]].filter(([n]) => !only || only.includes(n));
+let ok = true;
+for (const [name, multiRoot, untrusted] of wanted) ok = (await suite(name, multiRoot, untrusted)) && ok;
 console.log(`${totals.passed} passed, ${totals.failed} failed`);
-process.exit(single && multi ? 0 : 1);
+process.exit(ok ? 0 : 1);

@@ -4,7 +4,7 @@
 // mocked acquireVsCodeApi.
 import { ChatModel, type Change, type ChatItem, type ToolCard } from "../src/chat/model";
 import type { FromWebview, ToWebview } from "../src/chat/messages";
-import { renderMarkdown } from "./markdown";
+import { enableHighlighting, renderMarkdown } from "./markdown";
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -149,18 +149,56 @@ function renderItem(item: ChatItem): HTMLElement {
 
 const nodes = new Map<number, HTMLElement>();
 
-function render(ch: Change): void {
+/** Items a reset renders before its first paint (more than a screen); the older ones of the
+ * page follow in chunks of FILL_CHUNK, one task each, above them. */
+const FIRST = 30;
+const FILL_CHUNK = 40;
+/** Keys of the reset's items not rendered yet, oldest first (updates to them wait for the fill). */
+let unrendered: number[] = [];
+let fillGeneration = 0;
+
+function earlierButton(): void {
+  if (hasEarlier) log.prepend(button("Load earlier messages", { earlier: "1" }));
+}
+
+/** Render the reset's older items above the first screen, newest first, keeping the view still. */
+function fill(generation: number): void {
+  if (generation !== fillGeneration) return; // a newer reset took over
+  const chunk = unrendered.splice(Math.max(0, unrendered.length - FILL_CHUNK));
+  const part = document.createDocumentFragment();
+  for (const key of chunk) {
+    const item = model.item(key);
+    if (!item) continue;
+    const n = renderItem(item);
+    nodes.set(key, n);
+    part.append(n);
+  }
+  const fromBottom = log.scrollHeight - log.scrollTop;
+  log.prepend(part);
+  log.scrollTop = log.scrollHeight - fromBottom;
+  if (unrendered.length) setTimeout(() => fill(generation), 0);
+  else earlierButton();
+}
+
+/** Show a change; a reset paints its newest FIRST items at once unless `whole` (Load earlier,
+ * where the user looks at the top). */
+function render(ch: Change, whole = false): void {
   if (ch.ignored) console.warn(`pi chat: ${ch.ignored}`);
   const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   if (ch.reset) {
     nodes.clear();
     log.textContent = "";
-    if (hasEarlier) log.append(button("Load earlier messages", { earlier: "1" }));
-    for (const item of model.items) {
+    const generation = ++fillGeneration;
+    const split = whole ? 0 : Math.max(0, model.items.length - FIRST);
+    unrendered = model.items.slice(0, split).map((item) => item.key);
+    for (const item of model.items.slice(split)) {
       const n = renderItem(item);
       nodes.set(item.key, n);
       log.append(n);
     }
+    // the rest after the first frame is on screen
+    if (unrendered.length) requestAnimationFrame(() => setTimeout(() => fill(generation), 0));
+    else earlierButton();
   } else {
     const keys = new Set(ch.items);
     for (const id of ch.tools) {
@@ -169,7 +207,7 @@ function render(ch: Change): void {
     }
     for (const key of keys) {
       const item = model.item(key);
-      if (!item) continue;
+      if (!item || unrendered.includes(key)) continue; // the fill renders it as it is then
       const fresh = renderItem(item);
       const old = nodes.get(key);
       if (old) {
@@ -273,7 +311,18 @@ function itemText(item: ChatItem): string {
 let benchEvents = false;
 /** Report the frame that shows a change (after the DOM update, at the next animation frame). */
 function painted(kind: "reset" | "event", seq?: number): void {
-  requestAnimationFrame(() => post({ type: "painted", kind, ...(seq !== undefined ? { seq } : {}), at: performance.timeOrigin + performance.now(), items: model.items.length }));
+  requestAnimationFrame(() => {
+    post({ type: "painted", kind, ...(seq !== undefined ? { seq } : {}), at: performance.timeOrigin + performance.now(), items: model.items.length, shown: nodes.size });
+    loadHighlighter();
+  });
+}
+
+/** Code is coloured after the first paint (markdown.ts): the grammars are set up then. */
+let highlighterRequested = false;
+function loadHighlighter(): void {
+  if (highlighterRequested) return;
+  highlighterRequested = true;
+  setTimeout(() => enableHighlighting(log), 0);
 }
 
 window.addEventListener("message", (e: MessageEvent) => {
@@ -287,7 +336,7 @@ window.addEventListener("message", (e: MessageEvent) => {
       break;
     case "earlier":
       hasEarlier = m.hasEarlier;
-      render(model.prepend(m.entries));
+      render(model.prepend(m.entries), true);
       log.scrollTop = 0;
       break;
     case "event":

@@ -18,7 +18,7 @@ from pi_lsp.compaction import (
     SummaryRequest,
     compact,
 )
-from pi_lsp.compaction.prompts import TURN_PREFIX_INSTRUCTIONS
+from pi_lsp.compaction.summarize import TURN_PREFIX_INSTRUCTIONS
 from pi_lsp.session import SessionStore
 from tests.unit.compaction.helpers import (
     Clock,

@@ -12,13 +12,13 @@ from pi_lsp.compaction import (
     SummaryRequest,
     plan_compaction,
 )
-from pi_lsp.compaction.prompts import (
+from pi_lsp.compaction.summarize import (
     INITIAL_INSTRUCTIONS,
     SYSTEM_PROMPT,
     TURN_PREFIX_INSTRUCTIONS,
     UPDATE_INSTRUCTIONS,
+    summarize_compaction,
 )
-from pi_lsp.compaction.summarize import summarize_compaction
 from pi_lsp.session import SessionStore
 from tests.unit.compaction.helpers import (
     RecordingModel,

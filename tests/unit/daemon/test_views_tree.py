@@ -69,3 +69,22 @@ def test_follows_appends_branches_and_labels_and_caches(tmp_path: Path) -> None:
     check(view, store)
     asyncio.run(view.warm(batch=100))
     check(view, store)
+
+
+def test_label_and_context_edit_nodes_name_their_target(tmp_path: Path) -> None:
+    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    view = TreeView(store)
+    first = store.append_message(user("q"))
+    answer = store.append_message(assistant("a"))
+    labelled = store.append_label(first, "start: the\nquestion")
+    cleared = store.append_label(first)
+    edited = store.append_context_edit(answer, None)
+    nodes = {n["id"]: n for n in json.loads(view.render())["nodes"]}
+    assert (nodes[labelled]["targetId"], nodes[labelled]["targetLabel"]) == (
+        first,
+        "start: the\nquestion",  # the whole label, not the one-line preview
+    )
+    assert (nodes[cleared]["targetId"], nodes[cleared]["targetLabel"]) == (first, None)
+    assert (nodes[edited]["targetId"], nodes[edited]["targetLabel"]) == (answer, None)
+    assert (nodes[first]["targetId"], nodes[first]["targetLabel"]) == (None, None)
+    assert view.node(labelled)["targetId"] == first  # what entry_appended carries

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pi_lsp.session import EntryNotFoundError, SessionStore, build_context
-from pi_lsp.session.context import path_to_root
 from pi_lsp.session.convert import convert_to_llm
+from pi_lsp.session.tree import path_to_root
 from tests.unit.session.helpers import Clock, assistant, counting_uuids, tool_result, user
 
 
@@ -218,7 +218,7 @@ def test_unknown_leaf_is_an_error_for_the_store() -> None:
 
 
 def test_invalid_messages_are_refused_before_anything_is_written() -> None:
-    from pi_lsp.session.validate import InvalidMessageError
+    from pi_lsp.session.appends import InvalidMessageError
 
     s = store()
     with pytest.raises(InvalidMessageError, match="timestamp"):

@@ -28,4 +28,5 @@ export type FromWebview =
   | { type: "openDiff"; path: string }
   | { type: "copy"; text: string }
   /** After a reset (always) or an event (bench mode): the frame that shows it, in epoch ms. */
-  | { type: "painted"; kind: "reset" | "event"; seq?: number; at: number; items: number };
+  /** `items` in the model, `shown` of them rendered in that frame (a reset paints the newest first). */
+  | { type: "painted"; kind: "reset" | "event"; seq?: number; at: number; items: number; shown: number };

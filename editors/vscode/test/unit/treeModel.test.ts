@@ -7,7 +7,7 @@ import { scenario } from "./fixtures";
 const ids = (rows: Row[]): string[] => rows.map((r) => r.id);
 
 test("entry_appended events bring the tree to what pi/session/tree says afterwards", () => {
-  for (const name of ["turn", "abort", "compact", "branch"] as const) {
+  for (const name of ["turn", "abort", "compact", "branch", "label"] as const) {
     const s = scenario(name);
     const model = new TreeModel();
     model.load(s.treeBefore);
@@ -30,7 +30,7 @@ test("entry_appended events bring the tree to what pi/session/tree says afterwar
 });
 
 function node(id: string, parentId: string | null, extra: Partial<TreeNode> = {}): TreeNode {
-  return { id, parentId, type: "message", role: "user", preview: id, label: null, timestamp: "", children: [], onActivePath: false, ...extra };
+  return { id, parentId, type: "message", role: "user", preview: id, label: null, timestamp: "", children: [], onActivePath: false, targetId: null, targetLabel: null, ...extra };
 }
 
 test("display: linear runs flat, branches nested, the leaf's path active", () => {
@@ -53,10 +53,15 @@ test("display: linear runs flat, branches nested, the leaf's path active", () =>
 test("labels from label entries (set and cleared) without refetching", () => {
   const m = new TreeModel();
   m.load({ leafId: "a", roots: ["a"], nodes: [node("a", null, { onActivePath: true })] });
-  m.append(node("l1", "a", { type: "label", role: null, preview: "label a: the question" }));
+  // the label comes from targetId / targetLabel, whatever the preview says
+  m.append(node("l1", "a", { type: "label", role: null, preview: "label b: other", targetId: "a", targetLabel: "the question" }));
   assert.equal(m.nodes.get("a")?.label, "the question");
-  m.append(node("l2", "l1", { type: "label", role: null, preview: "unlabel a" }));
+  m.append(node("l2", "l1", { type: "label", role: null, preview: "label a: x", targetId: "a", targetLabel: null }));
   assert.equal(m.nodes.get("a")?.label, null);
+  // a context_edit also names a target; it does not touch labels
+  m.append(node("l3", "a", { type: "label", role: null, targetId: "a", targetLabel: "again" }));
+  m.append(node("e1", "l3", { type: "context_edit", role: null, targetId: "a" }));
+  assert.equal(m.nodes.get("a")?.label, "again");
 });
 
 test("a long run is chunked; only the chunk holding the leaf is expanded", () => {

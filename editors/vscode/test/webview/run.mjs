@@ -4,34 +4,14 @@
 // mocked, the daemon's captured event sequences (test/fixtures) posted as the extension would.
 // Checks rendering, streaming, tool cards, the permission prompt, every message action's
 // posted message, paging, and that no page or CSP error happened. Prints "N passed, N failed".
-import { createServer } from "node:http";
 import { readFileSync, mkdirSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { join } from "node:path";
+import { launchChromium, root, serveWebview } from "./serve.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const media = join(root, "media");
 const shots = join(root, "test-results");
 mkdirSync(shots, { recursive: true });
 const fixture = (name) => JSON.parse(readFileSync(join(root, "test", "fixtures", `${name}.json`), "utf8"));
-
-const html = readFileSync(join(media, "chat.html"), "utf8")
-  .replaceAll("{{cspSource}}", "'self'")
-  .replaceAll("{{scriptUri}}", "/chat.js")
-  .replaceAll("{{styleUri}}", "/chat.css");
-const server = createServer((req, res) => {
-  const file = { "/chat.js": "chat.js", "/chat.css": "chat.css" }[req.url ?? ""];
-  if (file) {
-    res.writeHead(200, { "content-type": file.endsWith(".js") ? "text/javascript" : "text/css" });
-    res.end(readFileSync(join(media, file)));
-  } else {
-    res.writeHead(200, { "content-type": "text/html" });
-    res.end(html);
-  }
-}).listen(0, "127.0.0.1");
-await new Promise((r) => server.once("listening", r));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const { base, close } = await serveWebview();
 
 let passed = 0;
 let failed = 0;
@@ -49,11 +29,7 @@ function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-});
+const browser = await launchChromium();
 const errors = [];
 const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
 page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
@@ -230,6 +206,20 @@ await check("setInput fills the box (Edit & branch), header shows name, model, m
   assert(/5000 \/ 100000 tokens \(5\.0%\)/.test(await page.textContent("#meter")), await page.textContent("#meter"));
 });
 
+await check("an edit the editor refused as stale: an open error card with the daemon's reason, no file listed", async () => {
+  const stale = fixture("stale");
+  await send({ type: "reset", state, entries: stale.messagesBefore.entries, hasEarlier: false });
+  for (const n of stale.events) await send({ type: "event", event: n.event, seq: n.seq });
+  const card = page.locator("#log .tool.error", { hasText: "edit" });
+  assert((await card.count()) === 1, `error cards: ${await card.count()}`);
+  assert(await card.evaluate((d) => d.open), "the error card is open");
+  assert((await card.locator(".status").textContent()) === "error", "status error");
+  const out = await card.locator(".output").textContent();
+  assert(/The editor refused the change to .*calc\.py/.test(out), out);
+  assert(!(await page.locator("#log .item.changes").count()), "no changed-files list for an edit that changed nothing");
+  await page.screenshot({ path: join(shots, "webview-stale-edit.png") });
+});
+
 await check("unknown and malformed messages are ignored; the panel keeps working", async () => {
   await send({ type: "event", event: { type: "brand_new_event" } });
   await send({ type: "nonsense" });
@@ -243,13 +233,39 @@ await check("a big session is paged: the last page first, earlier pages on reque
   const entries = [];
   for (let i = 0; i < 450; i++) entries.push({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: "", message: { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: `message ${i}` }] } });
   await send({ type: "reset", state, entries: entries.slice(250), hasEarlier: true });
-  assert((await page.locator("#log .item").count()) === 200, "200 items");
+  // the first screen first (the newest 30), then the rest of the page above it, the view kept at the bottom
+  await page.waitForFunction(() => document.querySelectorAll("#log .item").length === 200 && document.querySelector("button[data-earlier]"));
+  await posted();
+  const paint = paints.filter((m) => m.kind === "reset").at(-1);
+  assert(paint.items === 200 && paint.shown === 30, `first paint: ${paint.shown} of ${paint.items} items`);
+  assert((await page.locator("#log .item").last().getAttribute("data-entry-id")) === "e449", "the newest at the bottom");
+  const atBottom = await page.evaluate(() => { const l = document.querySelector("#log"); return l.scrollHeight - l.scrollTop - l.clientHeight < 40; });
+  assert(atBottom, "still scrolled to the newest message");
   await page.click("button[data-earlier]");
   const p = await posted();
   assert(JSON.stringify(p) === JSON.stringify([{ type: "loadEarlier" }]), JSON.stringify(p));
   await send({ type: "earlier", entries: entries.slice(50, 250), hasEarlier: true });
   assert((await page.locator("#log .item").count()) === 400, "400 items");
   assert((await page.locator("#log .item").first().getAttribute("data-entry-id")) === "e50", "oldest first");
+});
+
+await check("code is coloured after the first paint: plain (marked) in that frame, highlighted next", async () => {
+  const p3 = await browser.newPage();
+  const errs = [];
+  p3.on("pageerror", (e) => errs.push(e.message));
+  p3.on("console", (m) => m.type() === "error" && errs.push(m.text()));
+  await p3.addInitScript(() => (window.acquireVsCodeApi = () => ({ postMessage() {} })));
+  await p3.goto(base);
+  const code = { role: "assistant", content: [{ type: "text", text: "```python\ndef add(a, b):\n    return a + b\n```" }] };
+  const atFirstPaint = await p3.evaluate((entries) => {
+    window.postMessage({ type: "reset", state: null, entries, hasEarlier: false }, "*");
+    return new Promise((r) => window.addEventListener("message", () => requestAnimationFrame(() => r(document.querySelectorAll("#log code[data-lang]").length)), { once: true }));
+  }, [{ type: "message", id: "c1", parentId: null, message: code }]);
+  assert(atFirstPaint === 1, `marked for later colouring in the first frame: ${atFirstPaint}`);
+  await p3.locator("#log code.language-python .hljs-keyword").first().waitFor({ timeout: 5000 });
+  assert(!(await p3.locator("#log code[data-lang]").count()), "nothing left uncoloured");
+  assert(!errs.length, errs.join("\n"));
+  await p3.close();
 });
 
 await check("no page errors and no CSP violations", async () => {
@@ -274,6 +290,6 @@ await check("an inline script would be refused by the CSP (the check above can f
 });
 
 await browser.close();
-server.close();
+close();
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
