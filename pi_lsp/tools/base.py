@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
 
 from pi_lsp.session.messages import ContentBlock, TextContent
@@ -150,11 +150,6 @@ class ToolParams(BaseModel):
 
 
 P = TypeVar("P", bound=ToolParams)
-
-
-def optional(description: str) -> Any:
-    """An argument the model may leave out (None then), with its description for the provider."""
-    return Field(default=None, description=description)
 
 
 # AJV's wording for the pydantic error types a model's arguments usually hit.

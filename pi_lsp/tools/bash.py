@@ -29,7 +29,6 @@ from pi_lsp.tools.base import (
     ToolParams,
     ToolResult,
     UpdateCallback,
-    optional,
     text_block,
 )
 from pi_lsp.tools.shell import (
@@ -63,7 +62,9 @@ class BashParams(ToolParams):
     """Arguments of ``bash``."""
 
     command: str = Field(description="Bash command to execute")
-    timeout: float | None = optional("Timeout in seconds (optional, no default timeout)")
+    timeout: float | None = Field(
+        default=None, description="Timeout in seconds (optional, no default timeout)"
+    )
 
 
 class _PipeReader(asyncio.Protocol):

@@ -31,7 +31,6 @@ from pi_lsp.tools.base import (
     ToolInvocation,
     ToolParams,
     ToolResult,
-    optional,
     read_path_variants,
     text_block,
 )
@@ -84,8 +83,10 @@ class ReadParams(ToolParams):
     """Arguments of ``read``."""
 
     path: str = Field(description="Path to the file to read (relative or absolute)")
-    offset: int | None = optional("Line number to start reading from (1-indexed)")
-    limit: int | None = optional("Maximum number of lines to read")
+    offset: int | None = Field(
+        default=None, description="Line number to start reading from (1-indexed)"
+    )
+    limit: int | None = Field(default=None, description="Maximum number of lines to read")
 
 
 class ReadTool(FileTool[ReadParams]):
@@ -230,8 +231,12 @@ LS_LIMIT = 500
 class LsParams(ToolParams):
     """Arguments of ``ls``."""
 
-    path: str | None = optional("Directory to list (default: current directory)")
-    limit: int | None = optional("Maximum number of entries to return (default: 500)")
+    path: str | None = Field(
+        default=None, description="Directory to list (default: current directory)"
+    )
+    limit: int | None = Field(
+        default=None, description="Maximum number of entries to return (default: 500)"
+    )
 
 
 class LsTool(FileTool[LsParams]):

@@ -33,7 +33,7 @@ from typing import Any
 from pydantic import Field
 
 from pi_lsp.regular_files import read_regular
-from pi_lsp.tools.base import Tool, ToolError, ToolInvocation, ToolParams, ToolResult, optional
+from pi_lsp.tools.base import Tool, ToolError, ToolInvocation, ToolParams, ToolResult
 from pi_lsp.tools.fs import MAX_READ_BYTES
 from pi_lsp.tools.truncate import (
     DEFAULT_MAX_BYTES,
@@ -68,8 +68,10 @@ class FindParams(ToolParams):
     pattern: str = Field(
         description="Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'"
     )
-    path: str | None = optional("Directory to search in (default: current directory)")
-    limit: int | None = optional("Maximum number of results (default: 1000)")
+    path: str | None = Field(
+        default=None, description="Directory to search in (default: current directory)"
+    )
+    limit: int | None = Field(default=None, description="Maximum number of results (default: 1000)")
 
 
 class FindTool(Tool[FindParams]):
@@ -113,16 +115,25 @@ class GrepParams(ToolParams):
     """Arguments of ``grep``."""
 
     pattern: str = Field(description="Search pattern (regex or literal string)")
-    path: str | None = optional("Directory or file to search (default: current directory)")
-    glob: str | None = optional("Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'")
-    ignoreCase: bool | None = optional("Case-insensitive search (default: false)")
-    literal: bool | None = optional(
-        "Treat pattern as literal string instead of regex (default: false)"
+    path: str | None = Field(
+        default=None, description="Directory or file to search (default: current directory)"
     )
-    context: int | None = optional(
-        "Number of lines to show before and after each match (default: 0)"
+    glob: str | None = Field(
+        default=None, description="Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'"
     )
-    limit: int | None = optional("Maximum number of matches to return (default: 100)")
+    ignoreCase: bool | None = Field(
+        default=None, description="Case-insensitive search (default: false)"
+    )
+    literal: bool | None = Field(
+        default=None,
+        description="Treat pattern as literal string instead of regex (default: false)",
+    )
+    context: int | None = Field(
+        default=None, description="Number of lines to show before and after each match (default: 0)"
+    )
+    limit: int | None = Field(
+        default=None, description="Maximum number of matches to return (default: 100)"
+    )
 
 
 class GrepTool(Tool[GrepParams]):

@@ -133,7 +133,10 @@ def _measure(
 def truncate_head(
     content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TruncationResult:
-    """Keep the first lines that fit both limits (file reads: the beginning matters)."""
+    """Keep the first lines that fit both limits (file reads: the beginning matters).
+
+    Never a partial line: when the first line alone is over the byte limit nothing is kept.
+    """
     lines, common, whole = _measure(content, max_lines, max_bytes)
     if whole is not None:
         return whole
