@@ -9,8 +9,10 @@ stamping scripted server of ``bench_daemon.py`` in its own process.
 1. Spawn → ``initialize`` answer received (``PI_LSP_PREWARM=0``), median of the runs.
 2. Provider text chunk written → the ``agent_message_chunk`` carrying it received.
 3. ``session/load`` of the 22k-entry corpus session (placed in pi's folder for the cwd, under
-   pi's file name), once the agent has answered a ``session/list`` (so its imports are done):
-   request sent → first ``session/update`` received, and → the load answered (the whole replay).
+   pi's file name): request sent → first ``session/update`` received, and → the load answered
+   (the whole replay). Measured in a warm agent (one that has answered a ``session/list``, so
+   its imports are done: the target's case) and, separately, sent right after ``initialize``
+   (a client that loads at once waits for the SDK's and the daemon's imports too).
 """
 
 from __future__ import annotations
@@ -177,37 +179,41 @@ async def chunk_latency(chunks: int, work: Path, delay: float) -> dict[str, Any]
 
 
 async def load_big(runs: int, work: Path) -> dict[str, Any]:
+    """Each run loads the 22k session twice over: in a fresh agent, and in a warm one."""
     root = work / "big-project"
     root.mkdir(exist_ok=True)
-    first: list[float] = []
-    whole: list[float] = []
+    times: dict[str, list[float]] = {"warm": [], "cold": [], "warm_whole": [], "cold_whole": []}
     count = 0
-    for run in range(runs + 1):
-        agent_dir = work / f"big-agent-{run}"
-        folder = session_dir(str(root), agent_dir)
-        folder.mkdir(parents=True)
-        copied = plain_copy("bench-large-20k", folder)
-        header = json.loads(copied.open("rb").readline())
-        session_id = header["id"]
-        copied.rename(folder / session_file_name(header["timestamp"], session_id))  # pi's name
-        client = await Client.spawn(daemon_env(agent_dir), str(root))
-        try:
-            await client.initialize()
-            start = time.monotonic_ns()
-            await client.request(
-                "session/load", {"sessionId": session_id, "cwd": str(root), "mcpServers": []}
-            )
-            done = time.monotonic_ns()
-            count = len(client.updates)
-            if run:
-                first.append((client.updates[0][0] - start) / 1e6)
-                whole.append((done - start) / 1e6)
-        finally:
-            await client.close()
+    for run in range(runs + 1):  # the first round warms the disk cache and is dropped
+        for mode in ("cold", "warm"):
+            agent_dir = work / f"big-agent-{run}-{mode}"
+            folder = session_dir(str(root), agent_dir)
+            folder.mkdir(parents=True)
+            copied = plain_copy("bench-large-20k", folder)
+            header = json.loads(copied.open("rb").readline())
+            session_id = header["id"]
+            copied.rename(folder / session_file_name(header["timestamp"], session_id))
+            client = await Client.spawn(daemon_env(agent_dir), str(root))
+            try:
+                await client.initialize()
+                if mode == "warm":  # the agent's imports are done once it answers a request
+                    await client.request("session/list", {"cwd": str(root)})
+                start = time.monotonic_ns()
+                await client.request(
+                    "session/load", {"sessionId": session_id, "cwd": str(root), "mcpServers": []}
+                )
+                done = time.monotonic_ns()
+                count = len(client.updates)
+                if run:
+                    times[mode].append((client.updates[0][0] - start) / 1e6)
+                    times[f"{mode}_whole"].append((done - start) / 1e6)
+            finally:
+                await client.close()
     return {
-        "first_ms": statistics.median(first),
-        "first_all": first,
-        "whole_ms": statistics.median(whole),
+        **{f"{key}_ms": statistics.median(value) for key, value in times.items()},
+        "warm_all": [round(t, 1) for t in times["warm"]],
+        "cold_all": [round(t, 1) for t in times["cold"]],
+        "runs": runs,
         "updates": count,
     }
 
@@ -219,7 +225,9 @@ async def run(args: argparse.Namespace) -> None:
         load = await load_big(2 if args.quick else 5, work)
         if args.load_only:
             print(
-                f"load: first update {load['first_ms']:.1f} ms {load['first_all']}, answered {load['whole_ms']:.1f} ms"
+                f"load, warm agent: first update {load['warm_ms']:.1f} ms {load['warm_all']}, "
+                f"answered {load['warm_whole_ms']:.1f} ms; right after initialize: first update "
+                f"{load['cold_ms']:.1f} ms {load['cold_all']}, answered {load['cold_whole_ms']:.1f} ms"
             )
             return
         init = await cold_initialize(runs, work)
@@ -234,10 +242,13 @@ async def run(args: argparse.Namespace) -> None:
         f"| provider chunk → `agent_message_chunk`, median of {latency['matched'] - 10} | {latency['median_ms']:.2f} ms (p95 {latency['p95_ms']:.2f}, max {latency['max_ms']:.2f}) | ≤ 5 ms |"
     )
     print(
-        f"| `session/load` of the 22k-entry session → first `session/update`, median of {len(load['first_all'])} | {load['first_ms']:.1f} ms | ≤ 100 ms |"
+        f"| `session/load` of the 22k-entry session (agent warm) → first `session/update`, median of {load['runs']} | {load['warm_ms']:.1f} ms | ≤ 100 ms |"
     )
     print(
-        f"| `session/load` → answered ({load['updates']} updates replayed) | {load['whole_ms']:.1f} ms | – |"
+        f"| the same, sent right after `initialize` (the SDK's and daemon's imports first) | {load['cold_ms']:.1f} ms | – |"
+    )
+    print(
+        f"| `session/load` → answered ({load['updates']} updates replayed), warm / right after `initialize` | {load['warm_whole_ms']:.1f} / {load['cold_whole_ms']:.1f} ms | – |"
     )
 
 

@@ -40,28 +40,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import plain_copy  # noqa: E402
+from bench.common import plain_copy, spawn_piped  # noqa: E402
+from pi_lsp.devtools.builders import VSCODE_CAPABILITIES  # noqa: E402
 
 DAEMON = [sys.executable, "-m", "pi_lsp", "--stdio"]
 COMMAND = ".venv/bin/python bench/bench_daemon.py"
 MARK = re.compile(rb'"content": "(\d{6})\|"')
 """A stamped text chunk as the fake server writes it (``json.dumps`` of ``000042|``)."""
-
-VSCODE_LIKE = {
-    "workspace": {
-        "applyEdit": True,
-        "workspaceEdit": {
-            "documentChanges": True,
-            "resourceOperations": ["create"],
-            "changeAnnotationSupport": {"groupsOnLabel": True},
-        },
-        "workspaceFolders": True,
-        "configuration": True,
-    },
-    "window": {"workDoneProgress": True},
-    "general": {"positionEncodings": ["utf-16"]},
-}
-"""What VS Code announces for what the daemon uses (as in ``tests/e2e/conftest.py``)."""
 
 
 # ----------------------------------------------------------------- a raw JSON-RPC client
@@ -102,16 +87,7 @@ class Client:
 
     @classmethod
     async def spawn(cls, env: dict[str, str], cwd: str | None = None) -> Client:
-        process = await asyncio.create_subprocess_exec(
-            *DAEMON,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            env=env,
-            cwd=cwd,
-            limit=1 << 20,
-        )
-        return cls(process)
+        return cls(await spawn_piped(DAEMON, env, cwd, limit=1 << 20))
 
     def _write(self, message: dict[str, Any]) -> None:
         body = json.dumps(message, separators=(",", ":")).encode()
@@ -220,7 +196,7 @@ class Client:
             {
                 "processId": os.getpid(),
                 "rootUri": root.as_uri(),
-                "capabilities": VSCODE_LIKE if capabilities is None else capabilities,
+                "capabilities": VSCODE_CAPABILITIES if capabilities is None else capabilities,
                 "workspaceFolders": [{"uri": root.as_uri(), "name": root.name}],
                 "initializationOptions": {"pi": options},
             },

@@ -28,6 +28,16 @@ import pynvim
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import plain_copy
+from pi_lsp.devtools.builders import (
+    FAKE_MODEL,
+    assistant,
+    call,
+    message_entry,
+    session_header,
+    tool_result,
+    usage,
+    user,
+)
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, Turn
 
@@ -39,33 +49,25 @@ BIN = Path(sys.executable).parent
 def thousand_messages(path: Path, cwd: Path) -> None:
     """A chain of 1,000 messages: user, assistant tool call, tool result, assistant text."""
     lines: list[dict[str, Any]] = [
-        {"type": "session", "version": 3, "id": str(uuid.uuid4()),
-         "timestamp": "2026-01-01T00:00:00.000Z", "cwd": str(cwd)},
+        session_header(str(uuid.uuid4()), str(cwd)),
     ]  # fmt: skip
     parent = None
     text = "Some explanation of the code in a few sentences, as a model would write it. " * 3
     for i in range(1000):
+        ts = 1767225600000 + i
         kind = i % 4
         if kind == 0:
-            message: dict[str, Any] = {"role": "user", "content": f"Question {i}: {text}"}
+            message = user(f"Question {i}: {text}", ts)
         elif kind == 1:
-            message = {"role": "assistant", "content": [
-                {"type": "text", "text": "Reading."},
-                {"type": "toolCall", "id": f"c{i}", "name": "read", "arguments": {"path": "a.py"}},
-            ], "model": "fake-model", "stopReason": "toolUse",
-                "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
-                          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}}  # fmt: skip
+            read = call("read", f"c{i}", path="a.py")
+            reply = assistant("Reading.", calls=[read], stop="toolUse", ts=ts, **FAKE_MODEL)
+            message = {**reply, "usage": usage(1, 1)}
         elif kind == 2:
-            message = {"role": "toolResult", "toolCallId": f"c{i - 1}", "toolName": "read",
-                       "content": [{"type": "text", "text": "def f():\n    return 1\n" * 5}],
-                       "isError": False}  # fmt: skip
+            message = tool_result("def f():\n    return 1\n" * 5, f"c{i - 1}", ts=ts)
         else:
-            message = {"role": "assistant", "content": [{"type": "text", "text": text * 2}],
-                       "model": "fake-model", "stopReason": "stop"}  # fmt: skip
-        message["timestamp"] = 1767225600000 + i
+            message = assistant(text * 2, ts=ts, **FAKE_MODEL)
         entry_id = f"{i:08x}"
-        lines.append({"type": "message", "id": entry_id, "parentId": parent,
-                      "timestamp": "2026-01-01T00:00:00.000Z", "message": message})  # fmt: skip
+        lines.append(message_entry(entry_id, parent, message))
         parent = entry_id
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from common import ROOT
 
+from pi_lsp.devtools.builders import write_garbage_session
 from pi_lsp.protocol.framing import FrameParser, Message, check
 
 MESSAGES = 20_000
@@ -102,24 +103,6 @@ store = SessionStore.open(sys.argv[1])
 print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
       len(store.diagnostics))
 """
-
-
-def _garbage_file(directory: Path) -> Path:
-    path = directory / "garbage.jsonl"
-    header = {
-        "type": "session",
-        "version": 3,
-        "id": "g",
-        "timestamp": "2026-01-01T00:00:00.000Z",
-        "cwd": "/w",
-    }
-    with path.open("wb") as out:
-        out.write(json.dumps(header).encode() + b"\n")
-        number = 0
-        while out.tell() < 9_000_000:
-            out.write(b"garbage line %d that is not JSON\n" % number)
-            number += 1
-    return path
 
 
 def _open_in(tree: Path, path: Path) -> tuple[float, int, int]:
@@ -221,7 +204,7 @@ def main() -> None:
         f"  FrameParser + check    {new / MESSAGES * 1e6:6.1f} µs/message  ({old / new:.2f}× pygls's speed)"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        path = _garbage_file(Path(tmp))
+        path = write_garbage_session(Path(tmp) / "garbage.jsonl", "/w")
         rows = [("this tree", ROOT)]
         main_tree = Path(tmp) / "main"
         main_tree.mkdir()

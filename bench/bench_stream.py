@@ -25,6 +25,7 @@ from pi_lsp.agent.llm import load_litellm
 from pi_lsp.agent.models import ModelInfo, ModelRef, resolve_model
 from pi_lsp.agent.provider_messages import to_provider_messages, tool_definitions
 from pi_lsp.agent.stream import Endpoint, ModelRequest, stream_assistant
+from pi_lsp.devtools.builders import FAKE_MODEL, assistant, call, tool_result, user
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, Turn
 from pi_lsp.session.jsonl import JsonObject
@@ -38,43 +39,14 @@ TOOLS = [
 
 def history(turns: int) -> list[JsonObject]:
     """A pi context: user prompt, then ``turns`` assistant tool calls with their results."""
-    messages: list[JsonObject] = [
-        {
-            "role": "user",
-            "content": [{"type": "text", "text": "Fix the failing test."}],
-            "timestamp": 1,
-        }
-    ]
+    body = "\n".join(f"def f{j}(x):\n    return x + {j}" for j in range(40))
+    messages = [user("Fix the failing test.")]
     for i in range(turns):
-        call = {
-            "type": "toolCall",
-            "id": f"c{i}",
-            "name": "read",
-            "arguments": {"path": f"src/m{i}.py"},
-        }
+        read = call("read", f"c{i}", path=f"src/m{i}.py")
         messages.append(
-            {
-                "role": "assistant",
-                "content": [{"type": "text", "text": f"Reading module {i}."}, call],
-                "api": "openai-completions",
-                "provider": "openai",
-                "model": "fake-model",
-                "usage": {},
-                "stopReason": "toolUse",
-                "timestamp": 2,
-            }
+            assistant(f"Reading module {i}.", calls=[read], stop="toolUse", **FAKE_MODEL)
         )
-        body = "\n".join(f"def f{j}(x):\n    return x + {j}" for j in range(40))
-        messages.append(
-            {
-                "role": "toolResult",
-                "toolCallId": f"c{i}",
-                "toolName": "read",
-                "content": [{"type": "text", "text": body}],
-                "isError": False,
-                "timestamp": 3,
-            }
-        )
+        messages.append(tool_result(body, f"c{i}"))
     return messages
 
 

@@ -26,8 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_daemon import Client, RpcError, daemon_env
 from bench.common import SESSIONS
+from pi_lsp.devtools.builders import fake_settings, tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.devtools.fake_script import Script, ScriptError, ScriptToolCall, Turn
+from pi_lsp.devtools.fake_script import Script, ScriptError, Turn
 
 SUMMARY = "## Goal\nFix add()\n\n## Progress\n### Done\n- [x] Removed abs()"
 CALC = "def add(a, b):\n    return abs(a) + b\n"
@@ -47,21 +48,9 @@ def summaries(body: dict[str, Any]) -> Turn | None:
 
 SCRIPT = Script(
     turns=[
-        Turn(
-            reasoning="Look first.",
-            text="Reading.",
-            tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})],
-        ),
-        Turn(
-            text="Fixing.",
-            tool_calls=[
-                ScriptToolCall(
-                    name="edit",
-                    arguments={"path": "calc.py", "oldText": "abs(a)", "newText": "a"},
-                )
-            ],
-        ),
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo tests pass"})]),
+        tool_turn("read", {"path": "calc.py"}, reasoning="Look first.", text="Reading."),
+        tool_turn("edit", {"path": "calc.py", "oldText": "abs(a)", "newText": "a"}, text="Fixing."),
+        tool_turn("bash", {"command": "echo tests pass"}),
         Turn(text="Fixed: add() no longer calls abs()."),
     ],
     default=Turn(text="Done."),
@@ -149,18 +138,12 @@ async def capture(work: Path) -> Recorder:
     client = await Client.spawn(daemon_env(work / "agent"), cwd=str(root))
     client.on_message = recorder.on_message
     client.answers["window/workDoneProgress/create"] = lambda params: None
-    options = {
-        "apiBase": fake.base_url,
-        "defaultModel": "openai/fake-model",
-        "models": {
-            "openai/fake-model": {"contextWindow": 100_000},
-            "openai/fake-model-2": {"contextWindow": 200_000, "reasoning": True},
-        },
-        "retry": {"baseDelayMs": 10},
-        "compaction": {"keepRecentTokens": 10},
-        "permissions": {"bash": "ask"},
-        "editMode": "vim",
-    }
+    options = fake_settings(
+        fake.base_url,
+        compaction={"keepRecentTokens": 10},
+        permissions={"bash": "ask"},
+        editMode="vim",
+    )
     try:
         init_params = {
             "processId": None,

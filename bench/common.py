@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import os
 import shutil
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,3 +51,19 @@ def rss_bytes() -> int:
     """Resident set size of this process."""
     with open("/proc/self/statm") as handle:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+async def spawn_piped(
+    command: Sequence[str], env: dict[str, str], cwd: str | None, *, limit: int
+) -> asyncio.subprocess.Process:
+    """A server process (the LSP daemon, the ACP agent) on stdin/stdout, its stderr dropped;
+    ``limit`` is the longest line or frame the reader takes."""
+    return await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+        limit=limit,
+    )

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 TRUST_FILE = "trust.json"
-SAFETY_KEYS = ("permissions", "shellPath", "shellCommandPrefix", "apiBase")
+SAFETY_KEYS = ("permissions", "shellPath", "shellCommandPrefix", "apiBase", "sessionDir")
 """Project settings that need trust (``defaultProjectTrust`` is read from the agent dir only)."""
 AGENT_ONLY_KEYS = ("defaultProjectTrust",)
 _POLICY_ORDER = {"allow": 0, "ask": 1, "deny": 2}

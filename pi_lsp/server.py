@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
+from pi_lsp.daemon import log_to_stderr
 from pi_lsp.daemon.workspaces import Folder, Workspaces
 from pi_lsp.edits.bridge import EditMode
 from pi_lsp.edits.editor_fs import EditorFileSystem
@@ -62,11 +63,7 @@ def _workspaces(server: PiLanguageServer) -> Workspaces:
 
 
 def _setup_logging(level: str) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(level.upper())
+    root = log_to_stderr(level)
     logging.getLogger("pygls").setLevel(max(logging.WARNING, root.level))
 
 

@@ -2,11 +2,13 @@
 
 Layers, lowest first: ``<agentDir>/settings.json``, ``<cwd>/.pi/settings.json``, then whatever the
 editor sends. The project's file is the folder's, not the user's: what in it matters for safety
-applies only to a trusted project (see ``project_trust``). Objects merge one level deep (pi's
-rule). A value that does not fit its field is reported as a problem naming the source and the
-key, and the default is used instead: a bad setting never stops a turn. Keys pi_lsp does not
-know are ignored, so pi's own keys are safe. This module only reads files; pi's runtime setters
-are not reproduced.
+applies only to a trusted project (see ``project_trust``). Objects merge at every depth, and a
+``defaultTools`` list of only ``+name``/``-name`` entries extends the one below it (pi 1.6.0's
+rules); each layer's legacy ``retry.maxDelayMs`` is read as ``retry.provider.maxRetryDelayMs``,
+as pi migrates it. A value that does not fit its field is reported as a problem naming the
+source and the key, and the default is used instead: a bad setting never stops a turn. Keys
+pi_lsp does not know are ignored, so pi's own keys are safe. This module only reads files; pi's
+runtime setters are not reproduced.
 """
 
 from __future__ import annotations
@@ -32,8 +34,19 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
 
 
+class ProviderRetrySettings(_Section):
+    """What each single model request may do (pi 1.6.0's ``retry.provider``)."""
+
+    timeoutMs: int | None = Field(default=None, ge=0)
+    """Timeout of one model request in milliseconds (unset: the provider library's default)."""
+    maxRetries: int | None = Field(default=None, ge=0)
+    """Retries the provider library makes inside one request (unset: none, pi_lsp retries)."""
+    maxRetryDelayMs: int = Field(default=60000, ge=0)
+    """A provider asking to wait longer than this (``retry-after``) fails at once instead."""
+
+
 class RetrySettings(_Section):
-    """Retries of transient provider errors (spec 11)."""
+    """Retries of transient provider errors (spec 11, pi 1.6.0's keys)."""
 
     enabled: bool = True
     """Retry transient provider errors (rate limits, overload, dropped connections)."""
@@ -41,8 +54,39 @@ class RetrySettings(_Section):
     """Retries before the turn ends with the error."""
     baseDelayMs: int = Field(default=2000, ge=0)
     """Delay before the first retry; doubled for each further one."""
-    maxDelayMs: int = Field(default=60000, ge=0)
-    """A provider asking to wait longer than this fails at once instead."""
+    maxAgentDelayMs: int = Field(default=60000, ge=0)
+    """The longest wait between two retries (the doubling stops there)."""
+    provider: ProviderRetrySettings = ProviderRetrySettings()
+    """Each single request's limits: ``timeoutMs``, ``maxRetries`` and ``maxRetryDelayMs`` (the
+    longest ``retry-after`` waited for; was ``retry.maxDelayMs``)."""
+
+
+class CompactionTokens(_Section):
+    """Token settings of one model that replace the ``compaction`` ones (unset: those apply)."""
+
+    reserveTokens: int | None = Field(default=None, ge=0)
+    """Tokens kept free for the reply with this model."""
+    keepRecentTokens: int | None = Field(default=None, ge=0)
+    """Tokens of recent history kept verbatim with this model."""
+
+
+class CompactionConfig(CompactionSettings):
+    """pi's ``compaction.*`` settings with pi 1.6.0's per-model overrides."""
+
+    model_overrides: dict[str, CompactionTokens] = Field(default={}, alias="modelOverrides")
+    """Per ``provider/modelId`` (exact) token settings, e.g. a smaller reserve for a small model."""
+
+    def for_model(self, provider: str, model_id: str) -> CompactionConfig:
+        """The settings in force with this model: its override, else the ordinary value."""
+        override = self.model_overrides.get(f"{provider}/{model_id}")
+        if override is None:
+            return self
+        update: dict[str, int] = {}
+        if override.reserveTokens is not None:
+            update["reserve_tokens"] = override.reserveTokens
+        if override.keepRecentTokens is not None:
+            update["keep_recent_tokens"] = override.keepRecentTokens
+        return self.model_copy(update=update)
 
 
 class ImageSettings(_Section):
@@ -97,7 +141,7 @@ class ModelOverride(_Section):
 class Settings(_Section):
     """Every setting pi_lsp reads, with pi's defaults."""
 
-    compaction: CompactionSettings = CompactionSettings()
+    compaction: CompactionConfig = CompactionConfig()
     branchSummary: BranchSummarySettings = BranchSummarySettings()
     retry: RetrySettings = RetrySettings()
     images: ImageSettings = ImageSettings()
@@ -111,6 +155,16 @@ class Settings(_Section):
     """``model`` or ``provider/model``; with ``defaultProvider`` when it has no slash."""
     defaultThinkingLevel: ThinkingLevel | None = None
     """Thinking level of new sessions (``medium`` when unset), clamped to the model's."""
+    modelThinkingLevels: dict[str, ThinkingLevel] = {}
+    """Per ``provider/modelId`` thinking level of a new session or of a switch to that model
+    (before ``defaultThinkingLevel``)."""
+    defaultTools: list[str] | None = None
+    """Tools active at start: plain names replace ``read, bash, edit, write``; ``+name`` adds
+    one and ``-name`` removes one (a project's list of only those extends the user's)."""
+    sessionDir: str | None = None
+    """One folder for the session files of every project instead of
+    ``<agentDir>/sessions/--<cwd>--/`` (``~`` expanded, relative to the project folder;
+    ``$PI_CODING_AGENT_SESSION_DIR`` wins). Only the user's file and a trusted project's count."""
     shellPath: str | None = None
     """Shell the ``bash`` tool runs commands with."""
     shellCommandPrefix: str | None = None
@@ -130,20 +184,90 @@ class Settings(_Section):
     ``<agentDir>/trust.json``: ``always`` applies them, ``ask`` and ``never`` do not (the daemon
     cannot prompt). Read from the agent directory's file only (pi's rule)."""
 
+    def for_model(self, provider: str, model_id: str) -> Settings:
+        """These settings with ``compaction`` resolved for one model (its ``modelOverrides``)."""
+        compaction = self.compaction.for_model(provider, model_id)
+        if compaction is self.compaction:
+            return self
+        return self.model_copy(update={"compaction": compaction})
+
+    def thinking_level_for(self, provider: str, model_id: str) -> ThinkingLevel | None:
+        """``modelThinkingLevels["provider/modelId"]``, else ``defaultThinkingLevel``."""
+        return self.modelThinkingLevels.get(f"{provider}/{model_id}") or self.defaultThinkingLevel
+
+    def default_tool_names(self) -> tuple[str, ...] | None:
+        """pi's ``getDefaultTools()``: the resolved ``defaultTools``, None when unset."""
+        if self.defaultTools is None:
+            return None
+        entries = self.defaultTools
+        plain = [e for e in entries if not _is_modifier(e)]
+        tools = plain if plain or not entries else list(_PI_DEFAULT_TOOLS)
+        for entry in entries:
+            name = entry[1:]
+            if entry.startswith("+") and name and name not in tools:
+                tools.append(name)
+            elif entry.startswith("-") and name in tools:
+                tools.remove(name)
+        return tuple(tools)
+
+
+_PI_DEFAULT_TOOLS = ("read", "bash", "edit", "write")
+"""pi 1.6.0's ``DEFAULT_TOOL_NAMES``."""
+
+
+def _is_modifier(entry: object) -> bool:
+    return isinstance(entry, str) and entry.startswith(("+", "-"))
+
 
 M = TypeVar("M", bound=BaseModel)
 
 
 def merge_layers(layers: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Later layers win; objects are merged one level deep, as pi merges its two files."""
+    """Later layers win; objects merge at every depth, as pi 1.6.0's ``deepMergeSettings``.
+
+    A ``defaultTools`` list of only ``+name``/``-name`` entries is appended to the one below.
+    """
     merged: dict[str, Any] = {}
     for layer in layers:
-        for key, value in layer.items():
-            if isinstance(value, dict) and isinstance(merged.get(key), dict):
-                merged[key] = {**merged[key], **value}
-            else:
-                merged[key] = value
+        tools = _merged_tools(merged.get("defaultTools"), layer.get("defaultTools"))
+        merged = _deep_merge(merged, layer)
+        if tools is not None:
+            merged["defaultTools"] = tools
     return merged
+
+
+def _deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        below = out.get(key)
+        if isinstance(value, dict) and isinstance(below, dict):
+            out[key] = _deep_merge(below, value)
+        else:
+            out[key] = value
+    return out
+
+
+def _merged_tools(base: Any, over: Any) -> Any:
+    if over is None:
+        return base
+    if isinstance(base, list) and isinstance(over, list) and all(map(_is_modifier, over)):
+        return [*base, *over]
+    return over
+
+
+def _migrated(layer: dict[str, Any]) -> dict[str, Any]:
+    """pi's settings migration: ``retry.maxDelayMs`` → ``retry.provider.maxRetryDelayMs``."""
+    retry = layer.get("retry")
+    if not isinstance(retry, dict) or "maxDelayMs" not in retry:
+        return layer
+    retry = dict(retry)
+    legacy = retry.pop("maxDelayMs")
+    provider = retry.get("provider")
+    provider = dict(provider) if isinstance(provider, dict) else {}
+    if isinstance(legacy, int | float) and "maxRetryDelayMs" not in provider:
+        provider["maxRetryDelayMs"] = legacy
+        retry["provider"] = provider
+    return {**layer, "retry": retry}
 
 
 def _validated(model: type[M], data: Mapping[str, Any], where: str, problems: list[str]) -> M:
@@ -214,6 +338,6 @@ def load_settings(
             )
     project = {k: v for k, v in project.items() if k not in AGENT_ONLY_KEYS}
     editor = {k: v for k, v in (overrides or {}).items() if k not in AGENT_ONLY_KEYS}
-    layers: list[Mapping[str, Any]] = [user, project, editor]
+    layers: list[Mapping[str, Any]] = [_migrated(user), _migrated(project), _migrated(editor)]
     settings = _validated(Settings, merge_layers(layers), "", problems)
     return settings, problems

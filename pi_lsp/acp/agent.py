@@ -3,7 +3,7 @@
 Handlers are short: check the params, call the shared layer, answer with SDK models. Domain
 errors become JSON-RPC errors with the daemon's codes (:mod:`pi_lsp.daemon.errors`); anything
 unexpected is logged and answered as an internal error. Nothing here keeps session state of its
-own beyond :class:`~pi_lsp.acp.session_state.SessionState`.
+own beyond :class:`~pi_lsp.acp.sessions.SessionState`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import functools
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from acp import RequestError
@@ -29,34 +28,30 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
     ResumeSessionResponse,
-    SessionInfo,
     SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
 )
 
 from pi_lsp import __version__
 from pi_lsp.acp import config, extensions
 from pi_lsp.acp.bootstrap import initialize_result
-from pi_lsp.acp.client_fs import ClientFileSystem
-from pi_lsp.acp.lookup import find_session_file
-from pi_lsp.acp.outbox import Outbox
-from pi_lsp.acp.permission import asker_for
-from pi_lsp.acp.prompts import user_input
-from pi_lsp.acp.session_state import SessionState, TurnOutcome
-from pi_lsp.acp.terminal import TerminalBash
-from pi_lsp.acp.updates import LiveUpdates, replay
+from pi_lsp.acp.client_side import ClientFileSystem, asker_for
+from pi_lsp.acp.content import user_input
+from pi_lsp.acp.sessions import OpenSessions, SessionState, TurnOutcome
+from pi_lsp.acp.updates import Outbox, replay
+from pi_lsp.agent import llm
 from pi_lsp.agent.config import AgentBusyError
 from pi_lsp.agent.models import THINKING_LEVELS
+from pi_lsp.daemon.concurrency import spawn
 from pi_lsp.daemon.errors import bounded, error_code, not_unicode
 from pi_lsp.daemon.live_session import LiveSession
-from pi_lsp.daemon.workspaces import Folder, UnknownSessionError, Workspaces, available_models
+from pi_lsp.daemon.workspaces import Folder, Workspaces, available_models
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.tools import BashTool, FileSystem
+from pi_lsp.tools import FileSystem
 
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
-PAGE = 100
-"""Sessions per ``session/list`` page."""
 
 
 def rpc_errors(handler: F) -> F:
@@ -83,12 +78,6 @@ def rpc_errors(handler: F) -> F:
     return wrapped  # type: ignore[return-value]
 
 
-def _absolute(cwd: str) -> str:
-    if not os.path.isabs(cwd):
-        raise RequestError.invalid_params({"cwd": f"must be an absolute path, got {cwd!r}"})
-    return os.path.normpath(cwd)
-
-
 class PiAgent:
     """The ``acp.Agent`` implementation (one per connection)."""
 
@@ -96,12 +85,13 @@ class PiAgent:
         self.client: Any = None
         self.capabilities = ClientCapabilities()
         self.outbox: Outbox | None = None
-        self.sessions: dict[str, SessionState] = {}
-        self._pending_fs: dict[str, ClientFileSystem] = {}
         self.workspaces = Workspaces(
             self._on_event, fs_factory=self._fs_for, asker_factory=lambda sid: asker_for(self, sid)
         )
+        self.sessions = OpenSessions(self.workspaces)
         self._background: set[asyncio.Future[Any]] = set()
+        self._listing_models: set[str] = set()
+        """Sessions waiting for litellm's model list (see :meth:`_options`)."""
 
     # ----------------------------------------------------------------- wiring
 
@@ -119,7 +109,7 @@ class PiAgent:
             read_through_client=bool(fs and fs.read_text_file),
             write_through_client=bool(fs and fs.write_text_file),
         )
-        self._pending_fs[session_id] = files
+        self.sessions.pending_fs[session_id] = files
         return files
 
     def _on_event(self, session_id: str, seq: int, event: JsonObject) -> None:
@@ -135,47 +125,46 @@ class PiAgent:
                 if extra is not None:
                     self.outbox.send(session_id, extra)
 
-    def _state(self, session_id: str) -> SessionState:
-        state = self.sessions.get(session_id)
-        if state is None:
-            shown = session_id if len(session_id) <= 100 else session_id[:100] + "…"
-            raise UnknownSessionError(f"Unknown session: {shown} (create, load or resume it first)")
-        return state
-
-    def _folder(self, cwd: str) -> str:
-        uri = Path(cwd).as_uri()
-        if uri not in self.workspaces.folders:
-            for problem in self.workspaces.add_folder(uri, cwd):
-                logger.warning("settings: %s", problem)
-            self._restore_roots()
-        return uri
-
-    def _restore_roots(self) -> None:
-        """Each session writes freely only inside its own folders (adding a folder reset them)."""
-        for state in self.sessions.values():
-            gate = state.live.agent.config.permissions
-            if gate is not None:
-                gate.roots = state.roots
-
-    def _register(self, live: LiveSession, extra_roots: list[str] | None) -> SessionState:
-        fs = self._pending_fs.pop(live.id)
-        state = SessionState(
-            live=live,
-            fs=fs,
-            updates=LiveUpdates(live.store.cwd, fs.diff_for),
-            roots=[self.workspaces.workspace_of(live).cwd, *(extra_roots or [])],
-        )
-        self.sessions[live.id] = state
-        self._restore_roots()
-        tools = live.agent.config.tools
-        bash = tools.get("bash")
-        if self.capabilities.terminal and isinstance(bash, BashTool):
-            tools["bash"] = TerminalBash(bash, self.client, live.id)
-        return state
-
     async def _options(self, live: LiveSession) -> list[Any]:
+        """The session's config options, without waiting for litellm's model list.
+
+        Until litellm is imported (3 s idle, tens of seconds on a loaded machine) the models are
+        the configured ones; a background task then waits for the import and sends a
+        ``config_option_update`` if the list grew.
+        """
         settings = self.workspaces.workspace_of(live).settings
-        return config.config_options(live, await available_models(settings))
+        if llm.is_loaded():
+            return config.config_options(live, await available_models(settings))
+        known = await available_models(settings, with_litellm=False)
+        if live.id not in self._listing_models:
+            self._listing_models.add(live.id)
+            self._in_background(
+                self._full_model_list(live, [m["id"] for m in known]), "listing litellm's models"
+            )
+        return config.config_options(live, known)
+
+    async def _full_model_list(self, live: LiveSession, known: list[str]) -> None:
+        try:
+            models = await available_models(self.workspaces.workspace_of(live).settings)
+        finally:
+            self._listing_models.discard(live.id)
+        state = self.sessions.get(live.id)
+        if state is not None and state.live is live and [m["id"] for m in models] != known:
+            await self.send_config_update(state)
+
+    def _in_background(self, work: Awaitable[Any], what: str) -> None:
+        """Run ``work`` as a task the agent keeps until it ends (its failure is logged)."""
+        task = spawn(work, what)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _opened(self, state: SessionState, mcp_servers: list[Any] | None) -> dict[str, Any]:
+        """What every answer that opens a session carries: options, modes, the MCP notice."""
+        return {
+            "config_options": await self._options(state.live),
+            "modes": config.mode_state(state.mode),
+            "field_meta": self._mcp_notice(mcp_servers),
+        }
 
     def _mcp_notice(self, servers: list[Any] | None) -> dict[str, Any] | None:
         """MCP servers the client asked for are not connected: say so in ``_meta`` and the log."""
@@ -199,13 +188,12 @@ class PiAgent:
         client_info: Any = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        """Protocol 1; the client's capabilities decide fs delegation."""
+        """Protocol 1; the client's capabilities decide fs delegation and terminals."""
         self.capabilities = client_capabilities or ClientCapabilities()
+        self.sessions.terminal_client = self.client if self.capabilities.terminal else None
         self.workspaces.reload_settings()
         if os.environ.get("PI_LSP_PREWARM", "1") != "0":
-            task = asyncio.ensure_future(_prewarm())
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._in_background(llm.load_litellm(), "importing litellm")
         return InitializeResponse.model_validate(initialize_result(__version__))
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
@@ -223,23 +211,10 @@ class PiAgent:
         **kwargs: Any,
     ) -> NewSessionResponse:
         """A new pi session in pi's folder for ``cwd`` (written with the first reply)."""
-        live = await self.workspaces.new_session(self._folder(_absolute(cwd)))
-        self._register(live, additional_directories)
-        meta = self._mcp_notice(mcp_servers)
+        state = await self.sessions.new(cwd, additional_directories)
         return NewSessionResponse(
-            session_id=live.id, config_options=await self._options(live), field_meta=meta
+            session_id=state.live.id, **await self._opened(state, mcp_servers)
         )
-
-    async def _open(self, session_id: str, cwd: str, additional: list[str] | None) -> SessionState:
-        if session_id in self.sessions:
-            return self.sessions[session_id]
-        cwd = _absolute(cwd)
-        uri = self._folder(cwd)
-        path = find_session_file(session_id, cwd, self.workspaces.agent_dir, self.workspaces.lister)
-        live = await self.workspaces.open_session(str(path), uri)
-        if live.id in self.sessions:  # the same file under another id cannot happen; be safe
-            return self.sessions[live.id]
-        return self._register(live, additional)
 
     @rpc_errors
     async def load_session(
@@ -250,38 +225,15 @@ class PiAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse:
-        """Replay the session's context as updates, then answer.
-
-        A session not open yet is replayed straight from its file, before its agent (model
-        data, token counter, tree view) is built: the first update leaves within milliseconds.
-        """
-        state = self.sessions.get(session_id)
-        if state is None:
-            cwd = _absolute(cwd)
-            uri = self._folder(cwd)
-            path = find_session_file(
-                session_id, cwd, self.workspaces.agent_dir, self.workspaces.lister
-            )
-            store = SessionStore.open(path)
-            try:
-                if store.session_id != session_id:
-                    raise UnknownSessionError(f"Unknown session: {session_id[:100]}")
-                await self._replay(store)
-                live = await self.workspaces.adopt(store, uri)
-            except BaseException:
-                store.close()
-                raise
-            state = self._register(live, additional_directories)
-        else:
-            await self._replay(state.live.store)
-        live = state.live
+        """Replay the session's context as updates (before its agent is built), then answer."""
+        state = await self.sessions.load(session_id, cwd, additional_directories, self.send_replay)
         usage = state.usage_update()
         if usage is not None:
-            await self.client.session_update(session_id=live.id, update=usage)
-        meta = self._mcp_notice(mcp_servers)
-        return LoadSessionResponse(config_options=await self._options(live), field_meta=meta)
+            await self.client.session_update(session_id=state.live.id, update=usage)
+        return LoadSessionResponse(**await self._opened(state, mcp_servers))
 
-    async def _replay(self, store: SessionStore) -> None:
+    async def send_replay(self, store: SessionStore) -> None:
+        """The session's context as updates (after every live update queued before it)."""
         if self.outbox is not None:
             await self.outbox.drain()
         context = store.context()
@@ -298,46 +250,20 @@ class PiAgent:
         **kwargs: Any,
     ) -> ResumeSessionResponse:
         """Open a session without replaying it."""
-        state = await self._open(session_id, cwd, additional_directories)
-        meta = self._mcp_notice(mcp_servers)
-        return ResumeSessionResponse(
-            config_options=await self._options(state.live), field_meta=meta
-        )
+        state = await self.sessions.open(session_id, cwd, additional_directories)
+        return ResumeSessionResponse(**await self._opened(state, mcp_servers))
 
     @rpc_errors
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
     ) -> ListSessionsResponse:
         """pi's session list for ``cwd`` (every folder without one), newest first."""
-        lister, agent = self.workspaces.lister, self.workspaces.agent_dir
-        infos = lister.list_cwd(_absolute(cwd), agent) if cwd else lister.list_all(agent)
-        start = 0
-        if cursor:
-            if not cursor.isdigit():
-                raise RequestError.invalid_params({"cursor": "not a cursor from session/list"})
-            start = int(cursor)
-        page = infos[start : start + PAGE]
-        sessions = [
-            SessionInfo(
-                session_id=info.id,
-                cwd=info.cwd or (cwd or ""),
-                title=(info.name or info.firstMessage)[:200],
-                updated_at=info.modified,
-                field_meta={"pi": {"path": info.path, "messageCount": info.messageCount}},
-            )
-            for info in page
-        ]
-        more = start + PAGE < len(infos)
-        return ListSessionsResponse(
-            sessions=sessions, next_cursor=str(start + PAGE) if more else None
-        )
+        return self.sessions.page(cwd, cursor)
 
     @rpc_errors
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """Abort its turn and release the file."""
-        self._state(session_id)
-        self.sessions.pop(session_id, None)
-        await self.workspaces.close(session_id)
+        await self.sessions.close(session_id)
         return CloseSessionResponse()
 
     @rpc_errors
@@ -350,16 +276,9 @@ class PiAgent:
         **kwargs: Any,
     ) -> ForkSessionResponse:
         """pi's fork: the active path copied into a new session file."""
-        source = await self._open(session_id, cwd, additional_directories)
-        leaf = source.live.store.leaf_id
-        if leaf is None:
-            live = await self.workspaces.new_session(self._folder(_absolute(cwd)))
-        else:
-            live, _ = await self.workspaces.fork(session_id, leaf)
-        self._register(live, additional_directories)
-        meta = self._mcp_notice(mcp_servers)
+        state = await self.sessions.fork(session_id, cwd, additional_directories)
         return ForkSessionResponse(
-            session_id=live.id, config_options=await self._options(live), field_meta=meta
+            session_id=state.live.id, **await self._opened(state, mcp_servers)
         )
 
     # ----------------------------------------------------------------- turns
@@ -367,7 +286,7 @@ class PiAgent:
     @rpc_errors
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
         """Run a turn to its end, streaming it; answers with the stop reason."""
-        state = self._state(session_id)
+        state = self.sessions.require(session_id)
         live = state.live
         if live.agent.is_streaming:
             raise AgentBusyError(
@@ -415,7 +334,7 @@ class PiAgent:
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse:
         """Switch the model or the thinking level."""
-        state = self._state(session_id)
+        state = self.sessions.require(session_id)
         if config_id == config.MODEL:
             await self.workspaces.set_model(session_id, str(value))
         elif config_id == config.THINKING:
@@ -429,9 +348,20 @@ class PiAgent:
             raise RequestError.invalid_params({"configId": f"unknown option {config_id!r}"})
         return SetSessionConfigOptionResponse(config_options=await self._options(state.live))
 
-    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> None:
-        """pi-lsp offers no modes (permissions are settings; see docs/acp.md)."""
-        raise RequestError.invalid_params({"modeId": "pi-lsp offers no session modes"})
+    @rpc_errors
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        """Ask, allow edits or read-only (:mod:`pi_lsp.acp.config`); a mode update follows."""
+        state = self.sessions.require(session_id)
+        if not config.is_mode(mode_id):
+            known = ", ".join(mode.id for mode in config.MODES)
+            raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r} ({known})"})
+        state.set_mode(mode_id)
+        if self.outbox is not None:
+            self.outbox.send(session_id, config.mode_update(mode_id))
+            await self.outbox.drain()
+        return SetSessionModeResponse()
 
     async def send_config_update(self, state: SessionState) -> None:
         """Tell the client the options changed (after a move in the tree, say)."""
@@ -456,15 +386,4 @@ class PiAgent:
 
     async def shutdown(self) -> None:
         """Abort every turn and release every session (the client went away)."""
-        self.sessions.clear()
-        await self.workspaces.close_all()
-
-
-async def _prewarm() -> None:
-    """Import litellm in a thread now, so the first prompt does not wait for it."""
-    from pi_lsp.agent.llm import load_litellm
-
-    try:
-        await load_litellm()
-    except Exception:
-        logger.exception("importing litellm failed")
+        await self.sessions.close_all()

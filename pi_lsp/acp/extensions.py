@@ -1,8 +1,11 @@
 """pi's extras ACP has no word for, as extension methods (``_pi/…``).
 
 - ``_pi/tree {sessionId}``: every entry of the session tree (the LSP face's ``pi/session/tree``).
-- ``_pi/branch {sessionId, entryId, summary?, focus?, label?}``: move the leaf to any entry,
-  optionally summarizing the branch left (``summary: true``, with ``focus`` instructions).
+- ``_pi/branch {sessionId, entryId, summary?, focus?, label?, replay?}``: move the leaf to any
+  entry, optionally summarizing the branch left (``summary: true``, with ``focus``
+  instructions). ACP has no update that clears a client's chat, so the new active branch is then
+  replayed as ``session/update``s, as ``session/load`` does (``replay: false`` skips it), before
+  the answer; its messages keep their ``messageId``s, so a client can tell the shared part.
 - ``_pi/label {sessionId, entryId, label?}``: set or clear a bookmark.
 - ``_pi/compact {sessionId, focus?}``: compact now.
 - ``_pi/steer {sessionId, text}``: queue a message for the running turn (pi's steering).
@@ -35,6 +38,7 @@ class BranchParams(_Params):
     summary: bool = False
     focus: str | None = None
     label: str | None = None
+    replay: bool = True
 
 
 class LabelParams(_Params):
@@ -75,22 +79,24 @@ def _parse(model: type[BaseModel], params: dict[str, Any]) -> Any:
 async def call(agent: PiAgent, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """Run extension ``method`` (its name without the leading underscore)."""
     if method == "pi/tree":
-        state = agent._state(_parse(_Params, params).sessionId)
+        state = agent.sessions.require(_parse(_Params, params).sessionId)
         return json.loads(state.live.tree_json())  # type: ignore[no-any-return]
     if method == "pi/branch":
         branch: BranchParams = _parse(BranchParams, params)
-        state = agent._state(branch.sessionId)
+        state = agent.sessions.require(branch.sessionId)
         result = await state.live.navigate(
             branch.entryId, summarize=branch.summary, focus=branch.focus, label=branch.label
         )
         await agent.send_config_update(state)
-        return result
+        if branch.replay:
+            await agent.send_replay(state.live.store)
+        return {**result, "replayed": branch.replay}
     if method == "pi/label":
         label: LabelParams = _parse(LabelParams, params)
-        return agent._state(label.sessionId).live.label(label.entryId, label.label)
+        return agent.sessions.require(label.sessionId).live.label(label.entryId, label.label)
     if method == "pi/compact":
         compact: CompactParams = _parse(CompactParams, params)
-        state = agent._state(compact.sessionId)
+        state = agent.sessions.require(compact.sessionId)
         compacted = await state.live.compact(compact.focus)
         usage = state.usage_update()
         if usage is not None and agent.outbox is not None:
@@ -99,7 +105,7 @@ async def call(agent: PiAgent, method: str, params: dict[str, Any]) -> dict[str,
         return compacted.model_dump(mode="json", by_alias=True)
     if method == "pi/steer":
         steer: SteerParams = _parse(SteerParams, params)
-        state = agent._state(steer.sessionId)
+        state = agent.sessions.require(steer.sessionId)
         if not state.live.agent.is_streaming:
             raise RequestError.invalid_params(
                 {"sessionId": "no turn is running: use session/prompt"}
@@ -107,7 +113,7 @@ async def call(agent: PiAgent, method: str, params: dict[str, Any]) -> dict[str,
         return state.live.queue(steer.text, [], "steer")
     if method == "pi/rename":
         rename: RenameParams = _parse(RenameParams, params)
-        state = agent._state(rename.sessionId)
+        state = agent.sessions.require(rename.sessionId)
         renamed = state.live.rename(rename.name)
         if agent.outbox is not None:
             await agent.outbox.drain()

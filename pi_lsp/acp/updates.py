@@ -1,4 +1,4 @@
-"""pi's agent events and stored messages as ACP ``session/update`` payloads.
+"""pi's agent events and stored messages as ACP ``session/update`` payloads, and their sending.
 
 :class:`LiveUpdates` follows one session's event stream: text and thinking deltas become message
 and thought chunks, a tool call becomes ``tool_call`` (pending, when the model has finished
@@ -6,10 +6,19 @@ writing its arguments), then ``tool_call_update`` in progress, with partial outp
 completed or failed with its content. :func:`replay` turns a built context (what the session's
 model sees, as pi's own chat view shows it) into the same kinds of update, each tool call with
 its final status, for ``session/load``. Retries and compaction appear as short thought chunks.
+
+:class:`Outbox` sends them in order without making the agent wait for the pipe: the daemon's
+events arrive through a synchronous sink in the middle of a turn; each becomes an update queued
+there and written by one pump task, so updates leave in the order the events came. ``drain()``
+waits until everything queued so far has been written: a prompt's answer is sent only after its
+last update.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -24,7 +33,7 @@ from acp.schema import (
     UserMessageChunk,
 )
 
-from pi_lsp.acp.tool_calls import (
+from pi_lsp.acp.content import (
     kind_of,
     locations_of,
     result_content,
@@ -34,6 +43,7 @@ from pi_lsp.acp.tool_calls import (
 )
 from pi_lsp.session.jsonl import JsonObject
 
+logger = logging.getLogger(__name__)
 Update = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
 DiffLookup = Callable[[str, str, dict[str, Any]], tuple[str, str | None, str] | None]
 """``(tool name, call id, args)`` → ``(path, old text, new text)`` of the file it changed."""
@@ -47,24 +57,44 @@ def _meta(entry_id: str | None) -> dict[str, Any] | None:
     return None if entry_id is None else {"pi": {"entryId": entry_id}}
 
 
-def agent_text(text: str, entry_id: str | None = None) -> AgentMessageChunk:
-    """An agent message chunk."""
+def block_id(message: JsonObject, index: int, entry_id: str | None = None) -> str | None:
+    """The ``messageId`` of block ``index`` of an assistant message: the same live and replayed.
+
+    pi stores no message id, and a message's entry id exists only once it has ended, after its
+    chunks went out; its creation time (``timestamp``, set when it starts streaming and stored
+    unchanged) and the block's position are known all along. Each text or thinking block is its
+    own ACP message, so a thought and the reply never share an id (ACP: a changed id is a new
+    message). A message without a timestamp (never from pi-lsp) falls back to its entry id.
+    """
+    stamp = message.get("timestamp")
+    if isinstance(stamp, int | float) and not isinstance(stamp, bool):
+        return f"{int(stamp)}-{index}"
+    return None if entry_id is None else f"{entry_id}-{index}"
+
+
+def notice_id() -> str:
+    """A fresh ``messageId`` for a notice that is no stored message (a retry, a compaction)."""
+    return f"notice-{uuid.uuid4().hex}"
+
+
+def agent_text(text: str, message_id: str | None, entry_id: str | None = None) -> AgentMessageChunk:
+    """An agent message chunk (``entry_id``: the stored entry it shows, in a replay)."""
     return AgentMessageChunk(
-        session_update="agent_message_chunk",
-        content=_text(text),
-        message_id=entry_id,
-        field_meta=_meta(entry_id),
+        session_update="agent_message_chunk", content=_text(text), **_ids(message_id, entry_id)
     )
 
 
-def agent_thought(text: str, entry_id: str | None = None) -> AgentThoughtChunk:
-    """An agent thought chunk."""
+def agent_thought(
+    text: str, message_id: str | None, entry_id: str | None = None
+) -> AgentThoughtChunk:
+    """An agent thought chunk (``entry_id``: the stored entry it shows, in a replay)."""
     return AgentThoughtChunk(
-        session_update="agent_thought_chunk",
-        content=_text(text),
-        message_id=entry_id,
-        field_meta=_meta(entry_id),
+        session_update="agent_thought_chunk", content=_text(text), **_ids(message_id, entry_id)
     )
+
+
+def _ids(message_id: str | None, entry_id: str | None) -> dict[str, Any]:
+    return {"message_id": message_id, "field_meta": _meta(entry_id)}
 
 
 def tool_call_start(
@@ -89,9 +119,12 @@ class LiveUpdates:
         self.cwd = cwd
         self._diff = diff
         self._args: dict[str, dict[str, Any]] = {}
+        """Arguments of the calls announced and not finished yet."""
         self._terminals: dict[str, str] = {}
         """Client terminal of each running ``bash`` call (embedded in its updates)."""
-        """Arguments of the calls announced and not finished yet."""
+        self._streaming: JsonObject = {}
+        """The assistant message streaming now (from ``message_start``: the deltas' events
+        carry only the delta), for the chunks' ``messageId``."""
 
     def __call__(self, event: JsonObject) -> list[Any]:
         """The updates for one event (most events have none)."""
@@ -99,13 +132,20 @@ class LiveUpdates:
         handler = getattr(self, f"_on_{kind}", None)
         return handler(event) if handler is not None else []
 
+    def _on_message_start(self, event: JsonObject) -> list[Any]:
+        message = event.get("message")
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            self._streaming = message
+        return []
+
     def _on_message_update(self, event: JsonObject) -> list[Any]:
         sub = event["assistantMessageEvent"]
         kind = sub.get("type")
-        if kind == "text_delta" and sub.get("delta"):
-            return [agent_text(sub["delta"])]
-        if kind == "thinking_delta" and sub.get("delta"):
-            return [agent_thought(sub["delta"])]
+        if kind in ("text_delta", "thinking_delta") and sub.get("delta"):
+            index = sub.get("contentIndex")
+            message_id = block_id(self._streaming, index) if isinstance(index, int) else None
+            chunk = agent_text if kind == "text_delta" else agent_thought
+            return [chunk(sub["delta"], message_id)]
         if kind == "toolcall_end":
             call = sub.get("toolCall") or {}
             return self._announce(str(call.get("id")), str(call.get("name")), call.get("arguments"))
@@ -178,15 +218,17 @@ class LiveUpdates:
         return [
             agent_thought(
                 f"\n[Provider error: {event.get('errorMessage')}; retrying in {seconds:g} s "
-                f"(attempt {event.get('attempt')} of {event.get('maxAttempts')})]\n"
+                f"(attempt {event.get('attempt')} of {event.get('maxAttempts')})]\n",
+                notice_id(),
             )
         ]
 
     def _on_auto_compaction_start(self, event: JsonObject) -> list[Any]:
-        return [agent_thought(f"\n[Compacting the context ({event.get('reason')})…]\n")]
+        text = f"\n[Compacting the context ({event.get('reason')})…]\n"
+        return [agent_thought(text, notice_id())]
 
     def _on_compaction_start(self, event: JsonObject) -> list[Any]:
-        return [agent_thought("\n[Compacting the context…]\n")]
+        return [agent_thought("\n[Compacting the context…]\n", notice_id())]
 
 
 def _user_chunks(message: JsonObject, entry_id: str) -> Iterator[Any]:
@@ -234,23 +276,26 @@ def replay(messages: list[JsonObject], entry_ids: list[str], cwd: str) -> Iterat
                 field_meta=_meta(entry_id),
             )
         elif role == "custom" and message.get("display"):
-            yield agent_text(text_of_blocks(message.get("content")), entry_id)
+            yield agent_text(text_of_blocks(message.get("content")), entry_id, entry_id)
         elif role == "compactionSummary":
             summary = f"[Summary of the earlier conversation]\n{message.get('summary')}"
-            yield agent_thought(summary, entry_id)
+            yield agent_thought(summary, entry_id, entry_id)
         elif role == "branchSummary":
-            yield agent_thought(f"[Summary of a branch left]\n{message.get('summary')}", entry_id)
+            summary = f"[Summary of a branch left]\n{message.get('summary')}"
+            yield agent_thought(summary, entry_id, entry_id)
 
 
 def _assistant(
     message: JsonObject, entry_id: str, results: dict[str, JsonObject], cwd: str
 ) -> Iterator[Any]:
-    for block in message.get("content") or []:
+    for index, block in enumerate(message.get("content") or []):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text" and block.get("text"):
-            yield agent_text(str(block["text"]), entry_id)
+            yield agent_text(str(block["text"]), block_id(message, index, entry_id), entry_id)
         elif kind == "thinking" and block.get("thinking"):
-            yield agent_thought(str(block["thinking"]), entry_id)
+            yield agent_thought(
+                str(block["thinking"]), block_id(message, index, entry_id), entry_id
+            )
         elif kind == "toolCall":
             call_id = str(block.get("id"))
             args = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
@@ -272,3 +317,34 @@ def _assistant(
                 raw_output=None if result is None else {"content": result.get("content")},
                 field_meta=_meta(entry_id),
             )
+
+
+class Outbox:
+    """One connection's queue of updates."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._pump: asyncio.Task[None] | None = None
+
+    def send(self, session_id: str, update: Any) -> None:
+        """Queue one update (the pump starts on first use)."""
+        self._queue.put_nowait((session_id, update))
+        if self._pump is None or self._pump.done():
+            self._pump = asyncio.get_running_loop().create_task(self._run())
+
+    async def drain(self) -> None:
+        """Wait until every queued update has been written (or failed)."""
+        await self._queue.join()
+
+    async def _run(self) -> None:
+        while True:
+            session_id, update = await self._queue.get()
+            try:
+                await self._client.session_update(session_id=session_id, update=update)
+            except ConnectionError:
+                pass  # the client went away: the turn still ends and is stored
+            except Exception:
+                logger.exception("sending %s failed", type(update).__name__)
+            finally:
+                self._queue.task_done()

@@ -18,7 +18,6 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any
 
 from pi_lsp.agent.config import (
     AgentBusyError,
@@ -31,7 +30,6 @@ from pi_lsp.agent.config import (
 from pi_lsp.agent.loop import LoopHooks, ReplyStream, run_loop
 from pi_lsp.agent.maintenance import Maintenance, RunValues
 from pi_lsp.agent.models import ModelInfo, ThinkingLevel, clamp_thinking_level
-from pi_lsp.agent.provider_messages import ToolSpec
 from pi_lsp.agent.stream import ModelRequest
 from pi_lsp.compaction import (
     CompactionResult,
@@ -45,7 +43,6 @@ from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session import ABSENT, SessionStore
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.settings import Settings
-from pi_lsp.tools import Tool
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +67,6 @@ class AgentSession:
             clamp_thinking_level(model, thinking_level) if model else "off"
         )
         self._last_stream: ReplyStream | None = None
-        self._specs: tuple[tuple[str, ...], list[ToolSpec]] | None = None
         self.steering = MessageQueue(config.settings.steeringMode)
         self.follow_ups = MessageQueue(config.settings.followUpMode)
         self._compacting = False
@@ -203,6 +199,13 @@ class AgentSession:
         """Queue a message delivered when the agent would otherwise stop."""
         self.follow_ups.push(user_message(text, images))
 
+    def drop_queued(self) -> list[str]:
+        """Empty both queues; returns the dropped messages' texts, steering first."""
+        texts = [*self.steering.texts(), *self.follow_ups.texts()]
+        self.steering.clear()
+        self.follow_ups.clear()
+        return texts
+
     async def abort(self) -> None:
         """Stop the run: the partial reply is stored as aborted, running tools are killed."""
         self._abort.set()
@@ -219,7 +222,7 @@ class AgentSession:
             return await compact(
                 self.store,
                 self.config.summary_model(model, self.config.endpoint, self._abort),
-                self.config.settings.compaction,
+                self.config.settings.compaction.for_model(model.ref.provider, model.ref.model_id),
                 focus,
                 counter=self.config.counter,
             )
@@ -264,6 +267,17 @@ class AgentSession:
             self.store.append_model_change(model.ref.provider, model.ref.model_id)
         self.set_thinking_level(self.thinking_level)
 
+    def switch_model(self, model: ModelInfo) -> None:
+        """The user picks another model: pi 1.6.0's ``setModel``.
+
+        Its thinking level is the model's ``modelThinkingLevels`` entry, else
+        ``defaultThinkingLevel``, else the current level (clamped to the model).
+        """
+        level = self.config.settings.thinking_level_for(model.ref.provider, model.ref.model_id)
+        if level is not None:
+            self.thinking_level = level
+        self.set_model(model)
+
     def set_thinking_level(self, level: ThinkingLevel) -> None:
         """Change the thinking level (recorded only when the effective level changes)."""
         effective: ThinkingLevel = clamp_thinking_level(self.model, level) if self.model else "off"
@@ -284,7 +298,8 @@ class AgentSession:
         self._idle.clear()
         self._abort = asyncio.Event()
         try:
-            await work
+            with self.store.own_chain():  # pi appending meanwhile never becomes our parent
+                await work
         finally:
             self._run = None
             self._idle.set()
@@ -293,7 +308,8 @@ class AgentSession:
 
     async def _prompt_run(self, model: ModelInfo, message: JsonObject) -> None:
         abort, summary, endpoint = self._abort, self.config.summary_model, self.config.endpoint
-        run = RunValues(self.config.settings, model, abort, lambda: summary(model, endpoint, abort))
+        settings = self.config.settings.for_model(model.ref.provider, model.ref.model_id)
+        run = RunValues(settings, model, abort, lambda: summary(model, endpoint, abort))
         self._run = run
         self.set_model(model)  # pi starts a session with model and thinking level entries
         await self._maintenance.threshold(run)
@@ -313,13 +329,13 @@ class AgentSession:
 
     def _stream(self, messages: list[JsonObject], abort: asyncio.Event) -> ReplyStream:
         model = self.require_model()
-        active = [self.config.tools[n] for n in self.config.active_tools if n in self.config.tools]
+        active = self.config.active()
         settings = self._run.settings if self._run is not None else self.config.settings
         request = ModelRequest(
             model=model,
             messages=messages,
             system_prompt=self.config.system_prompt(active),
-            tools=self._tool_specs(active),
+            tools=self.config.tool_specs(active),
             thinking_level=self.thinking_level,
             thinking_budgets=settings.thinkingBudgets,
             block_images=settings.images.blockImages,
@@ -329,13 +345,6 @@ class AgentSession:
         stream = self.config.stream(request)
         self._last_stream = stream
         return stream
-
-    def _tool_specs(self, active: list[Tool[Any]]) -> list[ToolSpec]:
-        """``(name, description, schema)`` of the active tools, built once per tool set."""
-        key = tuple(t.name for t in active)
-        if self._specs is None or self._specs[0] != key:
-            self._specs = (key, [(t.name, t.description, t.parameters) for t in active])
-        return self._specs[1]
 
     def _on_loop_event(self, payload: JsonObject) -> None:
         """An event of the loop: a finished message is persisted first, then everyone hears.

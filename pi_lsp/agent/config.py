@@ -18,6 +18,7 @@ from typing import Any
 from pi_lsp.agent.loop import ReplyStream, now_ms
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.permissions import PermissionGate
+from pi_lsp.agent.provider_messages import ToolSpec
 from pi_lsp.agent.stream import Endpoint, ModelRequest
 from pi_lsp.compaction import SummaryModel, TokenCounter
 from pi_lsp.literals import QueueMode as QueueMode
@@ -108,6 +109,21 @@ class AgentConfig:
     """The working directory tools resolve paths against."""
     permissions: PermissionGate | None = None
     """Asked before bash and writes outside the workspace; None runs everything (CLI)."""
+
+    _specs: tuple[tuple[str, ...], list[ToolSpec]] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def active(self) -> list[Tool[Any]]:
+        """The active tools, in :attr:`active_tools` order."""
+        return [self.tools[n] for n in self.active_tools if n in self.tools]
+
+    def tool_specs(self, active: list[Tool[Any]]) -> list[ToolSpec]:
+        """``(name, description, schema)`` of ``active``, built once per tool set."""
+        key = tuple(t.name for t in active)
+        if self._specs is None or self._specs[0] != key:
+            self._specs = (key, [(t.name, t.description, t.parameters) for t in active])
+        return self._specs[1]
 
     def use(self, settings: Settings) -> None:
         """Take new settings: the connection, bash's shell and the permission rules follow."""

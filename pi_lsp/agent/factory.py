@@ -38,7 +38,8 @@ class AgentOptions:
     model: str | None = None
     """``provider/model``."""
     thinking_level: str | None = None
-    active_tools: tuple[str, ...] = DEFAULT_ACTIVE
+    active_tools: tuple[str, ...] | None = None
+    """None: the ``defaultTools`` setting, else pi's four."""
     fs: FileSystem | None = None
     """Where ``read``/``write``/``edit`` go (the disk by default; the daemon passes the editor)."""
     stream: StreamFactory = stream_assistant
@@ -63,13 +64,19 @@ def choose_model_ref(
 
 
 def choose_thinking_level(
-    store: SessionStore, settings: Settings, explicit: str | None
+    store: SessionStore, settings: Settings, explicit: str | None, ref: ModelRef | None = None
 ) -> ThinkingLevel:
-    """Explicit, else the active path's, else the settings default, else ``medium`` (pi)."""
+    """The thinking level a session starts with, in pi 1.6.0's order.
+
+    Explicit, else the active path's, else (a session without messages only) the model's
+    ``modelThinkingLevels`` entry, else the settings default, else ``medium``.
+    """
     context = store.context()
+    fresh = ref is not None and not context.messages
     for candidate in (
         explicit,
         context.thinking_level if context.has_thinking_entry else None,
+        settings.thinking_level_for(ref.provider, ref.model_id) if fresh and ref else None,
         settings.defaultThinkingLevel,
         "medium",
     ):
@@ -100,7 +107,12 @@ async def create_agent_session(
     options = options or AgentOptions()
     ref = choose_model_ref(store, settings, options.model)
     model = await resolve(ref, settings) if ref is not None else None
-    endpoint = Endpoint(api_base=settings.apiBase)
+    provider = settings.retry.provider
+    endpoint = Endpoint(
+        api_base=settings.apiBase,
+        timeout=provider.timeoutMs / 1000 if provider.timeoutMs is not None else None,
+        max_retries=provider.maxRetries or 0,
+    )
     tools = create_tools(
         cwd,
         fs=options.fs,
@@ -123,7 +135,7 @@ async def create_agent_session(
     config = AgentConfig(
         settings=settings,
         tools=dict(tools),
-        active_tools=options.active_tools,
+        active_tools=options.active_tools or settings.default_tool_names() or DEFAULT_ACTIVE,
         system_prompt=system_prompt,
         stream=options.stream,
         summary_model=summary_model,
@@ -132,5 +144,5 @@ async def create_agent_session(
         cwd=cwd,
         permissions=options.permissions,
     )
-    thinking = choose_thinking_level(store, settings, options.thinking_level)
+    thinking = choose_thinking_level(store, settings, options.thinking_level, ref)
     return AgentSession(store, config, model=model, thinking_level=thinking)

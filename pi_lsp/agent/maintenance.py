@@ -261,8 +261,8 @@ class Decision:
 
 
 def retry_delay_ms(settings: RetrySettings, attempt: int) -> int:
-    """``baseDelayMs × 2^(attempt − 1)``: 2 s, 4 s, 8 s by default."""
-    return int(settings.baseDelayMs * 2 ** (attempt - 1))
+    """``baseDelayMs × 2^(attempt − 1)``: 2 s, 4 s, 8 s by default, at most ``maxAgentDelayMs``."""
+    return int(min(settings.baseDelayMs * 2 ** (attempt - 1), settings.maxAgentDelayMs))
 
 
 def after_error(
@@ -277,7 +277,7 @@ def after_error(
     if attempt > settings.maxRetries:
         return Decision("give_up", attempt=settings.maxRetries)
     requested = message.get("retryAfterMs")
-    if isinstance(requested, int) and requested > settings.maxDelayMs:
+    if isinstance(requested, int) and requested > settings.provider.maxRetryDelayMs:
         return Decision("give_up", attempt=attempt)
     return Decision("retry", delay_ms=retry_delay_ms(settings, attempt), attempt=attempt)
 

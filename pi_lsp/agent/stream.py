@@ -52,6 +52,8 @@ class Endpoint:
     api_key: str | None = None
     timeout: float | None = None
     """Seconds for the whole request (litellm's default otherwise)."""
+    max_retries: int = 0
+    """Retries litellm makes inside one request (the agent retries whole turns itself)."""
     extra_headers: Mapping[str, str] | None = None
 
 
@@ -249,7 +251,7 @@ def _call_arguments(request: ModelRequest) -> dict[str, Any]:
         ),
         "stream": True,
         "stream_options": {"include_usage": True},
-        "max_retries": 0,
+        "max_retries": request.endpoint.max_retries,
         **completion_params(
             model,
             request.thinking_level,

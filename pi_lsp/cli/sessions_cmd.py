@@ -91,8 +91,12 @@ def open_session_file(path: Path) -> SessionStore:
 
 
 def _list(args: argparse.Namespace) -> int:
+    from pi_lsp.settings import load_settings
+
+    cwd = os.path.abspath(args.cwd or os.getcwd())
+    folder = load_settings(cwd)[0].sessionDir  # pi's sessionDir setting (problems: `run` says them)
     lister = SessionLister()
-    infos = lister.list_all(agent_dir()) if args.all else lister.list_cwd(args.cwd or os.getcwd())
+    infos = lister.list_all(agent_dir(), folder) if args.all else lister.list_cwd(cwd, None, folder)
     if args.json:
         print_json([info.model_dump() for info in infos])
         return 0
@@ -149,6 +153,7 @@ def _run(args: argparse.Namespace) -> int:
 async def _main(args: argparse.Namespace) -> int:
     from pi_lsp.daemon.concurrency import SessionBusyError, TurnLock
     from pi_lsp.session.branching import continue_recent
+    from pi_lsp.session.paths import session_dir
     from pi_lsp.settings import load_settings
 
     cwd = os.path.abspath(args.cwd or os.getcwd())
@@ -159,9 +164,9 @@ async def _main(args: argparse.Namespace) -> int:
         if args.session is not None:
             store = SessionStore.open(args.session)
         elif args.resume:
-            store = continue_recent(cwd)
+            store = continue_recent(cwd, configured=settings.sessionDir)
         else:
-            store = SessionStore.create(cwd)
+            store = SessionStore.create(cwd, directory=session_dir(cwd, None, settings.sessionDir))
     except SessionFileError as exc:
         raise CommandError(str(exc)) from None
     # The daemon's turn lock: a daemon turn on this file and this one never interleave.
@@ -194,14 +199,11 @@ async def _turn(args: argparse.Namespace, store: SessionStore, cwd: str, setting
     agent.subscribe(printer)
     loop = asyncio.get_running_loop()
     aborted = False
-    pending: set[asyncio.Task[None]] = set()
 
     def on_interrupt() -> None:
         nonlocal aborted
         aborted = True
-        task = loop.create_task(agent.abort())
-        pending.add(task)
-        task.add_done_callback(pending.discard)
+        agent.request_abort()  # the prompt below returns once the run has stopped
 
     loop.add_signal_handler(signal.SIGINT, on_interrupt)
     try:

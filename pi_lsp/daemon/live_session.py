@@ -72,6 +72,8 @@ class LiveSession:
         self._writers: set[asyncio.Task[object]] = set()
         """Requests inside :meth:`writing` (compaction, navigation) that may still write."""
         self.closing = False
+        self._foreign: list[str] | None = None
+        """Ids of entries other programs appended during the running agent turn."""
         agent.subscribe(self._on_agent_event)
         self.store.add_listener(self._on_entries)
 
@@ -86,6 +88,13 @@ class LiveSession:
             logger.exception("sending event %s failed", event.get("type"))
 
     def _on_agent_event(self, event: JsonObject) -> None:
+        if event["type"] == "agent_start":
+            self._foreign = []
+        elif event["type"] == "agent_end":
+            foreign, self._foreign = self._foreign, None
+            if foreign:
+                leaf = self.store.leaf_id
+                self.emit({"type": "foreign_entries", "entryIds": foreign, "leafId": leaf})
         self.emit(wire_event(event))
 
     def _on_entries(self, records: list[Record], external: bool) -> None:
@@ -94,6 +103,8 @@ class LiveSession:
                 node = self.tree.node(record.id)
                 self.emit({"type": "entry_appended", "entry": node, "external": external})
         if external and records:
+            if self._foreign is not None:
+                self._foreign.extend(r.id for r in records)
             self.state_changed()  # the leaf and the counts moved with the other process's entries
 
     async def watch_file(self, interval: float = 0.25) -> None:
@@ -236,9 +247,7 @@ class LiveSession:
 
     async def abort(self) -> JsonObject:
         """Stop the turn; queued messages are dropped and their texts returned."""
-        texts = [*self.agent.steering.texts(), *self.agent.follow_ups.texts()]
-        self.agent.steering.clear()
-        self.agent.follow_ups.clear()
+        texts = self.agent.drop_queued()
         await self.agent.abort()
         if self._run is not None:
             with contextlib.suppress(BaseException):
@@ -292,9 +301,9 @@ class LiveSession:
         return self.state()
 
     def set_model(self, model: ModelInfo) -> None:
-        """Switch model (a ``model_change`` entry); refused while a turn runs."""
+        """Switch model (``model_change``, pi's thinking level for it); refused during a turn."""
         with self.writing():
-            self.agent.set_model(model)
+            self.agent.switch_model(model)
 
     def set_roots(self, roots: list[str]) -> None:
         """The workspace folders changed: writes inside ``roots`` need no permission."""

@@ -28,7 +28,7 @@ from pi_lsp.prompt import PromptSourcesCache
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
 from pi_lsp.session.listing import SessionLister
-from pi_lsp.session.paths import agent_dir, lexical_path
+from pi_lsp.session.paths import agent_dir, lexical_path, session_dir
 from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
 from pi_lsp.tools import FileSystem
@@ -196,13 +196,16 @@ class Workspaces:
 
     async def list_sessions(self, uri: str | None) -> list[SessionInfo]:
         """pi's session list for a folder, read in a worker thread (big folders never block)."""
-        cwd = self.folder(uri).cwd
-        return await asyncio.to_thread(self.lister.list_cwd, cwd, self.agent_dir)
+        workspace = self.folder(uri)
+        return await asyncio.to_thread(
+            self.lister.list_cwd, workspace.cwd, self.agent_dir, workspace.settings.sessionDir
+        )
 
     async def new_session(self, uri: str | None) -> LiveSession:
         """A new session in a folder (its file appears with the first user message)."""
         workspace = self.folder(uri)
-        return await self._live(SessionStore.create(workspace.cwd), workspace)
+        folder = session_dir(workspace.cwd, self.agent_dir, workspace.settings.sessionDir)
+        return await self._live(SessionStore.create(workspace.cwd, directory=folder), workspace)
 
     async def open_session(self, path: str, uri: str | None) -> LiveSession:
         """Open a session file (the same live session if it is already open).
@@ -312,11 +315,14 @@ class Workspaces:
 _LITELLM_PROVIDERS = {"google": "gemini", "amazon-bedrock": "bedrock", "google-vertex": "vertex_ai"}
 
 
-async def available_models(settings: Settings) -> list[dict[str, Any]]:
+async def available_models(
+    settings: Settings, *, with_litellm: bool = True
+) -> list[dict[str, Any]]:
     """``[{id, provider, modelId}]`` of the models a user can pick.
 
     Settings' models come first, then litellm's chat models of every provider whose API key
-    variable is set (litellm is imported off the event loop).
+    variable is set (litellm is imported off the event loop; ``with_litellm=False`` skips
+    them, for an answer that must not wait seconds for that import).
     """
     found: dict[str, dict[str, Any]] = {}
 
@@ -336,7 +342,7 @@ async def available_models(settings: Settings) -> list[dict[str, Any]]:
     configured = [
         p for p, var in PROVIDER_KEY_ENV.items() if " " not in var and os.environ.get(var)
     ]
-    if configured:
+    if configured and with_litellm:
         litellm = await load_litellm()
         by_provider: dict[str, Any] = getattr(litellm, "models_by_provider", {})
         for provider in configured:

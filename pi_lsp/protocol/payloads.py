@@ -208,6 +208,22 @@ class EntryAppended(_Result):
     external: bool
 
 
+class ForeignEntries(_Result):
+    """Another program appended to the session file while this daemon ran a turn.
+
+    The pi CLI takes no lock, so it may write during a turn here. Its entries are in the tree
+    (each was also sent as ``entry_appended`` with ``external: true``), but this turn's entries
+    and the leaf stayed on this daemon's own chain: the two turns are sibling branches, and
+    ``leafId`` is still this daemon's. Sent once, before the turn's ``agent_end``.
+    """
+
+    type: Literal["foreign_entries"]
+    entryIds: list[str]
+    """The other program's entries, in file order."""
+    leafId: str | None
+    """This daemon's leaf (on its own chain)."""
+
+
 class StateChanged(_Result):
     """The session's state changed."""
 
@@ -272,7 +288,7 @@ WireAgentEvent = Annotated[
 
 
 DaemonEvent = Annotated[
-    EntryAppended | StateChanged | CompactionStart | CompactionEnd | TurnError,
+    EntryAppended | ForeignEntries | StateChanged | CompactionStart | CompactionEnd | TurnError,
     Field(discriminator="type"),
 ]
 

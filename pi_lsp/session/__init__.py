@@ -3,9 +3,10 @@
 Plain Python; never imports pygls or lsprotocol (see tests/unit/test_architecture.py).
 """
 
+from pi_lsp.session.appends import ABSENT
 from pi_lsp.session.context import SessionContext, build_context
 from pi_lsp.session.records import Diagnostic, EntryNotFoundError, Record, SessionFileError
-from pi_lsp.session.store import ABSENT, SessionStore
+from pi_lsp.session.store import SessionStore
 from pi_lsp.session.tree import path_to_root
 
 __all__ = [

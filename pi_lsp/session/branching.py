@@ -14,11 +14,11 @@ from pathlib import Path
 from pi_lsp.regular_files import open_regular
 from pi_lsp.session.ids import Clock, IdFactory, now, random_uuid
 from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line, loads
-from pi_lsp.session.paths import lexical_path, session_dir
+from pi_lsp.session.paths import lexical_path, same_cwd, session_dir, shared_folder
 from pi_lsp.session.reader import read_session_file
 from pi_lsp.session.records import Record, SessionFileError
+from pi_lsp.session.session_file import create_exclusive
 from pi_lsp.session.store import SessionStore
-from pi_lsp.session.writer import create_exclusive
 
 
 def branched_session(
@@ -127,8 +127,11 @@ def read_header(path: Path, limit: int = 65536) -> JsonObject | None:
     return None
 
 
-def most_recent_session(directory: Path) -> Path | None:
-    """The ``*.jsonl`` file with a valid header and the newest mtime, as pi's ``continueRecent``."""
+def most_recent_session(directory: Path, cwd: str | None = None) -> Path | None:
+    """The ``*.jsonl`` file with a valid header and the newest mtime, as pi's ``continueRecent``.
+
+    With ``cwd``, only a file whose header names it counts.
+    """
     best: tuple[int, str] | None = None
     found: Path | None = None
     try:
@@ -140,7 +143,8 @@ def most_recent_session(directory: Path) -> Path | None:
             mtime = path.stat().st_mtime_ns
         except OSError:
             continue
-        if read_header(path) is None:
+        header = read_header(path)
+        if header is None or (cwd is not None and not same_cwd(header.get("cwd"), cwd)):
             continue
         key = (mtime, path.name)
         if best is None or key > best:
@@ -149,11 +153,20 @@ def most_recent_session(directory: Path) -> Path | None:
 
 
 def continue_recent(
-    cwd: str, *, directory: Path | None = None, clock: Clock = now, uuids: IdFactory = random_uuid
+    cwd: str,
+    *,
+    directory: Path | None = None,
+    configured: str | None = None,
+    clock: Clock = now,
+    uuids: IdFactory = random_uuid,
 ) -> SessionStore:
-    """Open the newest session of ``cwd``'s folder, or start a new one there."""
-    folder = directory if directory is not None else session_dir(cwd)
-    recent = most_recent_session(folder)
+    """Open the newest session of ``cwd``'s folder, or start a new one there.
+
+    ``configured`` is the ``sessionDir`` setting; in a folder other cwds share, only sessions
+    whose header names ``cwd`` count (pi 1.6.0).
+    """
+    folder = directory if directory is not None else session_dir(cwd, configured=configured)
+    recent = most_recent_session(folder, cwd if shared_folder(folder, cwd) else None)
     if recent is not None:
         return SessionStore.open(recent, clock=clock, uuids=uuids)
     return SessionStore.create(cwd, directory=folder, clock=clock, uuids=uuids)

@@ -25,7 +25,7 @@ from pi_lsp.session.projection import (
     is_system,
     project,
 )
-from pi_lsp.session.records import Record, Settings
+from pi_lsp.session.records import PathAnchors, Record
 from pi_lsp.session.tree import path_to_root
 
 
@@ -71,10 +71,10 @@ def _scan_settings(context: SessionContext, record: Record) -> None:
         context.model = {"provider": message.get("provider"), "modelId": message.get("model")}
 
 
-ROOT_SETTINGS: Settings = (None, None, None)
+ROOT_SETTINGS: PathAnchors = (None, None, None)
 
 
-def inherit_settings(record: Record, base: Settings) -> Settings:
+def inherit_settings(record: Record, base: PathAnchors) -> PathAnchors:
     """The settings at ``record`` given those at its parent (computed once, at indexing)."""
     kind = record.type
     if kind == "thinking_level_change":

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from pi_lsp.session.context import ROOT_SETTINGS, inherit_settings
-from pi_lsp.session.records import Diagnostic, DiagnosticList, Record, Settings
+from pi_lsp.session.records import Diagnostic, DiagnosticList, PathAnchors, Record
 from pi_lsp.session.tree import SessionTree, build_tree, path_to_root
 
 CONVERSATION_ROLES = ("user", "assistant")
@@ -48,7 +48,7 @@ class SessionIndex:
         previous = self.by_id.get(entry_id)
         self.by_id[entry_id] = record
         parent = record.parent_id
-        base: Settings | None = ROOT_SETTINGS
+        base: PathAnchors | None = ROOT_SETTINGS
         if parent is not None and parent != entry_id:
             parent_record = self.by_id.get(parent)
             base = parent_record.settings if parent_record is not None else None

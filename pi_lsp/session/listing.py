@@ -27,7 +27,13 @@ import msgspec
 from pi_lsp.regular_files import open_regular
 from pi_lsp.session.ids import iso_time, parse_iso_ms
 from pi_lsp.session.jsonl import JsonLineError, loads
-from pi_lsp.session.paths import session_dir, sessions_root
+from pi_lsp.session.paths import (
+    custom_session_dir,
+    same_cwd,
+    session_dir,
+    sessions_root,
+    shared_folder,
+)
 from pi_lsp.session.wire import SessionInfo
 
 
@@ -145,8 +151,9 @@ def _feed(scan: _Scan, data: bytes) -> None:
                 return
             continue
         kind = parsed.type
-        if kind == "session_info" and isinstance(parsed.name, str) and parsed.name:
-            scan.name = parsed.name.strip()
+        if kind == "session_info":  # the latest wins; an empty one clears (pi 1.6.0)
+            name = parsed.name.strip() if isinstance(parsed.name, str) else ""
+            scan.name = name or None
         if kind != "message":
             continue
         scan.messages += 1
@@ -319,12 +326,30 @@ class SessionLister:
         infos.sort(key=lambda i: i.modified, reverse=True)
         return infos
 
-    def list_cwd(self, cwd: str, agent: Path | None = None) -> list[SessionInfo]:
-        """pi's ``SessionManager.list(cwd)``."""
-        return self.list_dir(session_dir(cwd, agent))
+    def list_cwd(
+        self, cwd: str, agent: Path | None = None, configured: str | None = None
+    ) -> list[SessionInfo]:
+        """pi's ``SessionManager.list(cwd, sessionDir)`` (``configured``: the setting).
 
-    def list_all(self, agent: Path | None = None) -> list[SessionInfo]:
-        """pi's ``listAll()``: every project folder under ``<agentDir>/sessions``."""
+        In a folder other cwds share, only sessions whose header names ``cwd`` are listed.
+        """
+        folder = session_dir(cwd, agent, configured)
+        infos = self.list_dir(folder)
+        if shared_folder(folder, cwd, agent):
+            infos = [info for info in infos if same_cwd(info.cwd, cwd)]
+        return infos
+
+    def list_all(
+        self, agent: Path | None = None, configured: str | None = None
+    ) -> list[SessionInfo]:
+        """pi's ``listAll(sessionDir)``: the custom folder, else every folder of ``sessions/``.
+
+        The custom folder is the environment variable's or ``configured`` (a relative one is
+        taken from the current directory).
+        """
+        custom = custom_session_dir(os.getcwd(), configured)
+        if custom is not None:
+            return self.list_dir(custom)
         root = sessions_root(agent)
         try:
             folders = [root / n for n in os.listdir(root) if (root / n).is_dir()]

@@ -15,7 +15,7 @@ import msgspec
 
 from pi_lsp.session.jsonl import JsonObject, loads
 
-Settings = tuple[str | None, str | None, str | None]
+PathAnchors = tuple[str | None, str | None, str | None]
 """Ids of the last thinking-level change, model source and compaction on an entry's path."""
 
 
@@ -41,7 +41,7 @@ class Record(msgspec.Struct, gc=False, repr_omit_defaults=True):
     """1-based line number in the file; 0 for entries not yet written."""
     role: str | None = None
     """``message.role`` of a message entry (indexed without parsing the message)."""
-    settings: Settings | None = None
+    settings: PathAnchors | None = None
     """Ids of the thinking-level, model and compaction entries in force here; set by the store
     when it indexes the record, None when unknown (the context then walks the path)."""
 

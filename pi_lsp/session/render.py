@@ -74,7 +74,8 @@ def entry_preview(record: Record) -> str:
             else f"unlabel {value.get('targetId')}"
         )
     if kind == "session_info":
-        return f"name: {value.get('name', '')}"
+        name = value.get("name")
+        return f"name: {name}" if isinstance(name, str) and name.strip() else "name cleared"
     return kind
 
 

@@ -4,18 +4,20 @@ Every ``append_*`` hangs a new entry under the current leaf and moves the leaf t
 only moves the pointer. A new session's file is created with the first user or assistant message
 (pi 1.6.0); an existing file gets each entry as one appended line, under an exclusive lock, after
 indexing anything another process appended meanwhile (D2). An append that raised changed
-nothing, on disk or in memory, so a retry never duplicates it. Nothing here knows about LSP or
-models.
+nothing, on disk or in memory, so a retry never duplicates it. Entries another process appends
+move the leaf only when they continue it and no turn holds :meth:`SessionStore.own_chain` (pi
+takes no lock: a turn's entries must hang on the turn's own chain). Nothing here knows about LSP
+or models.
 """
 
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
+from pi_lsp.session.appends import EntryAppends
 from pi_lsp.session.context import ContextBuilder, SessionContext
 from pi_lsp.session.entries import CURRENT_VERSION
 from pi_lsp.session.ids import (
@@ -24,7 +26,6 @@ from pi_lsp.session.ids import (
     iso_time,
     new_entry_id,
     now,
-    parse_iso_ms,
     random_uuid,
     session_file_name,
     uuid7,
@@ -32,24 +33,20 @@ from pi_lsp.session.ids import (
 from pi_lsp.session.index import CONVERSATION_ROLES, SessionIndex, continues_chain
 from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line
 from pi_lsp.session.paths import session_dir
-from pi_lsp.session.projection import current_system_message
 from pi_lsp.session.reader import gc_paused, read_session_file
 from pi_lsp.session.records import Diagnostic, EntryNotFoundError, LoadedFile, Record
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tree import SessionTree
-from pi_lsp.session.validate import validate_message
-
-_LINE_BREAKS = re.compile(r"[\r\n]+")
-
-ABSENT: Any = object()
-"""Marks an optional field that is left out of the entry (JavaScript ``undefined``)."""
 
 Listener = Callable[[list[Record], bool], None]
 """Called with newly indexed entries; the flag is True when another process appended them."""
 
 
-class SessionStore:
-    """An open session: header, entry index, leaf pointer, labels, and the file behind them."""
+class SessionStore(EntryAppends):
+    """An open session: header, entry index, leaf pointer, labels, and the file behind them.
+
+    The typed ``append_*`` methods come from :class:`~pi_lsp.session.appends.EntryAppends`.
+    """
 
     def __init__(
         self,
@@ -72,6 +69,8 @@ class SessionStore:
         index = self._index
         self._context = ContextBuilder(index.by_id, lambda: index.settings_reliable)
         self._listeners: list[Listener] = []
+        self._own_chain = 0
+        """Depth of :meth:`own_chain` blocks: while above 0, other writers never move the leaf."""
         self._file = SessionFile(self.path, loaded)
         self._index.add_all(loaded.records)
         self._leaf = loaded.records[-1].id if loaded.records else None
@@ -238,6 +237,31 @@ class SessionStore:
         self._file.catch_up(self._on_external)
         return self._index.records[before:]
 
+    @contextmanager
+    def own_chain(self) -> Iterator[list[Record]]:
+        """Keep every entry appended inside the block on this process's own chain.
+
+        What other processes appended before is indexed first (the leaf follows it when it
+        continues the leaf, as outside the block). Inside, their entries are indexed and
+        reported to listeners, but the leaf never moves onto them: pi takes no lock and keeps
+        its leaf in memory, so its turn and this one become sibling branches instead of one
+        reply hanging under the other's. The yielded list collects those foreign entries.
+        """
+        self.refresh()
+        foreign: list[Record] = []
+
+        def collect(records: list[Record], external: bool) -> None:
+            if external:
+                foreign.extend(records)
+
+        self._own_chain += 1
+        self._listeners.append(collect)
+        try:
+            yield foreign
+        finally:
+            self._own_chain -= 1
+            self.remove_listener(collect)
+
     def _notify(self, records: list[Record], external: bool) -> None:
         for listener in list(self._listeners):
             listener(records, external)
@@ -252,144 +276,6 @@ class SessionStore:
     def reset_leaf(self) -> None:
         """Leaf := none; the next append starts a new root."""
         self._leaf = None
-
-    # ----------------------------------------------------------------- appends
-
-    def append_message(self, message: JsonObject) -> str:
-        """Append a conversation message (validated against pi's message models)."""
-        validate_message(message)
-        return self._append(lambda e: {**e, "message": message}, "message")
-
-    def append_thinking_level_change(self, level: str) -> str:
-        """Record a thinking-level change."""
-        return self._append(lambda e: {**e, "thinkingLevel": level}, "thinking_level_change")
-
-    def append_model_change(self, provider: str, model_id: str) -> str:
-        """Record a model change."""
-        return self._append(
-            lambda e: {**e, "provider": provider, "modelId": model_id}, "model_change"
-        )
-
-    def append_compaction(
-        self,
-        summary: str,
-        first_kept_entry_id: str | None,
-        tokens_before: int,
-        details: Any = ABSENT,
-        from_hook: Any = ABSENT,
-        usage: Any = ABSENT,
-    ) -> str:
-        """Append a compaction checkpoint, as pi 1.6.0's ``appendCompaction`` writes it.
-
-        ``first_kept_entry_id`` None keeps nothing (the entry names itself). When the context
-        holds system messages, their replay goes into ``systemMessage`` (stamped with the
-        entry's time), so the prompt state survives the compaction for pi. pi writes
-        ``fromHook: false`` for its own; ``usage`` is the summary call's.
-        """
-        system = current_system_message(self.context().messages)
-
-        def build(entry: JsonObject) -> JsonObject:
-            fields: JsonObject = {
-                "summary": summary,
-                "firstKeptEntryId": first_kept_entry_id or entry["id"],
-                "tokensBefore": tokens_before,
-            }
-            out = _with_optional(
-                {**entry, **fields}, details=details, usage=usage, fromHook=from_hook
-            )
-            if system is not None:
-                out["systemMessage"] = {**system, "timestamp": parse_iso_ms(entry["timestamp"])}
-            return out
-
-        return self._append(build, "compaction")
-
-    def append_context_edit(self, target_id: str, replacement: JsonObject | None) -> str:
-        """Omit (None) or replace the content of an earlier entry of the branch in the context.
-
-        pi 1.6.0's ``appendContextEdit``: the target must be on the branch and be a user,
-        assistant or tool-result message or a custom message; string content for an assistant
-        or tool result is stored as one text block.
-
-        Raises:
-            ValueError: the replacement or the target is not editable.
-            EntryNotFoundError: the target does not exist.
-        """
-        if replacement is not None and not isinstance(replacement.get("content"), str | list):
-            raise ValueError("a context edit replacement must be null or have string/array content")
-        target = self.require(target_id)
-        if all(r.id != target_id for r in self.branch_path()):
-            raise ValueError(f"entry {target_id} is not on the active branch")
-        role = "custom" if target.type == "custom_message" else target.role
-        if not (target.type == "custom_message" or role in ("user", "assistant", "toolResult")):
-            raise ValueError(f"entry {target_id} does not contribute editable model content")
-        if replacement is not None and role in ("assistant", "toolResult"):
-            content = replacement["content"]
-            if isinstance(content, str):
-                replacement = {"content": [{"type": "text", "text": content}]}
-        fields = {"targetId": target_id, "replacement": replacement}
-        return self._append(lambda e: {**e, **fields}, "context_edit")
-
-    def append_usage(
-        self, kind: str, provider: str, model: str, usage: JsonObject, note: str | None = None
-    ) -> str:
-        """Model usage outside any message (pi 1.6.0's ``usage`` entry); never in the context."""
-        fields: JsonObject = {"kind": kind, "provider": provider, "model": model, "usage": usage}
-        if note:
-            fields["note"] = note
-        return self._append(lambda e: {**e, **fields}, "usage")
-
-    def branch_with_summary(
-        self,
-        from_id: str | None,
-        summary: str,
-        details: Any = ABSENT,
-        from_hook: Any = ABSENT,
-        usage: Any = ABSENT,
-    ) -> str:
-        """Move the leaf to ``from_id`` (None: a new root) and hang a branch summary there.
-
-        ``fromId`` names the leaf left behind (``"root"`` when there was none), as pi 1.6.0
-        writes it.
-        """
-        if from_id is not None:
-            self.require(from_id)
-        fields = {"fromId": self._leaf if self._leaf is not None else "root", "summary": summary}
-        self._leaf = from_id
-        return self._append(
-            lambda e: _with_optional(
-                {**e, **fields}, details=details, usage=usage, fromHook=from_hook
-            ),
-            "branch_summary",
-        )
-
-    def append_custom_entry(self, custom_type: str, data: Any = ABSENT) -> str:
-        """Extension state: part of the tree, never of the context."""
-        head = _with_optional({"type": "custom", "customType": custom_type}, data=data)
-        return self._append(lambda e: {**head, **e}, "custom", head_first=True)
-
-    def append_custom_message(
-        self, custom_type: str, content: Any, display: bool, details: Any = ABSENT
-    ) -> str:
-        """An extension message that enters the context as a user message."""
-        head = {"type": "custom_message", "customType": custom_type, "content": content}
-        head = _with_optional({**head, "display": display}, details=details)
-        return self._append(lambda e: {**head, **e}, "custom_message", head_first=True)
-
-    def append_label(self, target_id: str, label: str | None = None) -> str:
-        """Set (non-empty) or clear (None or empty) the bookmark on an entry."""
-        self.require(target_id)
-        extra = (
-            {"targetId": target_id} if label is None else {"targetId": target_id, "label": label}
-        )
-        return self._append(lambda e: {**e, **extra}, "label")
-
-    def append_session_info(self, name: str) -> str:
-        """Name the session; an empty name clears it.
-
-        Line breaks become one space and the name is trimmed, as pi 1.6.0 writes it.
-        """
-        clean = _LINE_BREAKS.sub(" ", name).strip()
-        return self._append(lambda e: {**e, "name": clean}, "session_info")
 
     def ensure_migrated(self) -> None:
         """Rewrite an old-version file as version 3 now (backup first); no-op otherwise."""
@@ -463,13 +349,6 @@ class SessionStore:
             self._index.add(record)
         self._index.diagnostics.extend(self._index.link_problems(fresh))
         self._context.clear()
-        if continues_chain(fresh, old_leaf):
+        if not self._own_chain and continues_chain(fresh, old_leaf):
             self._leaf = fresh[-1].id
         self._notify(fresh, True)
-
-
-def _with_optional(obj: JsonObject, **optional: Any) -> JsonObject:
-    for key, value in optional.items():
-        if value is not ABSENT:
-            obj[key] = value
-    return obj

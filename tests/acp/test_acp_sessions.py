@@ -15,7 +15,8 @@ from acp import RequestError, text_block
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.session.paths import session_dir
-from tests.e2e.conftest import _plain, server_env
+from tests.e2e.conftest import server_env
+from tests.lsp_editor import plain
 
 
 def _script() -> Script:
@@ -229,7 +230,7 @@ async def test_an_acp_session_has_the_same_context_in_the_cli_and_the_lsp_face(
         )
         opened = state["sessionId"] if isinstance(state, dict) else state.sessionId
         assert opened == session
-        messages = _plain(
+        messages = plain(
             await asyncio.wait_for(
                 lsp.protocol.send_request_async("pi/session/messages", {"sessionId": session}), 30
             )
@@ -239,3 +240,61 @@ async def test_an_acp_session_has_the_same_context_in_the_cli_and_the_lsp_face(
         await asyncio.wait_for(lsp.shutdown_session(), 10)
     finally:
         await asyncio.wait_for(lsp.stop(), 10)
+
+
+def _ids(updates: list[Any], kind: str, text: str | None = None) -> list[str | None]:
+    return [
+        u.message_id
+        for u in updates
+        if u.session_update == kind and (text is None or u.content.text == text)
+    ]
+
+
+async def test_live_chunks_carry_the_message_ids_the_replay_uses(acp_agent: Any) -> None:
+    script = Script(turns=[Turn(reasoning="Thinking it over.", text="The answer is four.")])
+    first = await acp_agent(script)
+    await first.init(fs=False)
+    session = await first.new()
+    await first.conn.prompt(session_id=session, prompt=[text_block("2+2?")])
+    live = [u for _, u in first.client.updates]
+    [text_id] = set(_ids(live, "agent_message_chunk"))
+    [thought_id] = set(_ids(live, "agent_thought_chunk"))
+    # A thought and the reply are separate ACP messages, each with one id over all its chunks.
+    assert text_id and thought_id and text_id != thought_id
+    await first.conn.close_session(session_id=session)
+    second = await acp_agent(fake=first.fake)
+    await second.init(fs=False)
+    await second.conn.load_session(cwd=str(second.root), session_id=session, mcp_servers=[])
+    replayed = [u for _, u in second.client.updates]
+    assert _ids(replayed, "agent_message_chunk") == [text_id]
+    assert _ids(replayed, "agent_thought_chunk") == [thought_id]
+    [user_id] = _ids(replayed, "user_message_chunk")
+    assert user_id not in (text_id, thought_id)
+
+
+async def test_branch_replays_the_new_active_branch(acp_agent: Any) -> None:
+    agent = await acp_agent(_script())
+    session = await _two_turns(agent)
+    live = [u for _, u in agent.client.updates]
+    store = _store(agent, session)
+    answer = next(
+        r
+        for r in store.records
+        if r.role == "assistant" and r.parent_id and store.get(r.parent_id).role == "toolResult"
+    )
+    before = len(agent.client.updates)
+    moved = await agent.conn.ext_method("pi/branch", {"sessionId": session, "entryId": answer.id})
+    assert moved["replayed"] is True and moved["leafId"] == answer.id
+    redrawn = [u for _, u in agent.client.updates[before:]]
+    texts = [u.content.text for u in redrawn if u.session_update == "agent_message_chunk"]
+    assert texts == ["It adds."]  # the path up to the entry, not the branch left
+    users = [u.content.text for u in redrawn if u.session_update == "user_message_chunk"]
+    assert users == ["what does calc do?"]
+    live_ids = list(dict.fromkeys(_ids(live, "agent_message_chunk")))  # "It adds.", "Second…"
+    assert _ids(redrawn, "agent_message_chunk") == live_ids[:1]
+    before = len(agent.client.updates)
+    quiet = await agent.conn.ext_method(
+        "pi/branch", {"sessionId": session, "entryId": answer.id, "replay": False}
+    )
+    assert quiet["replayed"] is False
+    assert not any(u.session_update.endswith("_chunk") for _, u in agent.client.updates[before:])

@@ -21,7 +21,7 @@ CLIENT = Path(__file__).resolve().parents[1] / "acp_ts"
 
 def test_typescript_sdk_client(tmp_path: Path) -> None:
     assert (CLIENT / "node_modules" / "@agentclientprotocol" / "sdk").is_dir(), (
-        "run `make tests/acp_ts/node_modules` (make test does) to install the TypeScript client"
+        "run `make acp-ts` (make test does) to install the TypeScript client"
     )
     node = shutil.which("node")
     assert node is not None
@@ -60,5 +60,7 @@ def test_typescript_sdk_client(tmp_path: Path) -> None:
     ][-1]
     assert final["status"] == "completed" and "hello-ts" in json.dumps(final["content"])
     assert seen["permissions"][0]["toolCallId"] == "b1"
+    assert seen["created"]["modes"]["currentModeId"] == "ask"
+    assert [u["currentModeId"] for u in seen["updates"] if "currentModeId" in u] == ["read_only"]
     assert [s["sessionId"] for s in seen["listed"]["sessions"]] == [seen["created"]["sessionId"]]
     assert any(n["type"] == "message" for n in seen["tree"]["nodes"])

@@ -1,7 +1,8 @@
 // A short scripted ACP client built on the official TypeScript SDK (@agentclientprotocol/sdk):
 // it spawns `pi-lsp --acp` (the Python given in PI_LSP_PYTHON), runs one prompt with a tool
-// call that asks permission, lists the session, reads its tree through _pi/tree, and prints what
-// it saw as one JSON object on stdout. tests/acp/test_acp_typescript.py checks that object.
+// call that asks permission, switches the session to read-only, lists the session, reads its
+// tree through _pi/tree, and prints what it saw as one JSON object on stdout.
+// tests/acp/test_acp_typescript.py checks that object.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
@@ -35,10 +36,14 @@ const result = await app.connectWith(stream, async (agent) => {
     sessionId: created.sessionId,
     prompt: [{ type: "text", text: "say hello with bash" }],
   });
+  const mode = await agent.request(acp.methods.agent.session.setMode, {
+    sessionId: created.sessionId,
+    modeId: "read_only",
+  });
   const listed = await agent.request(acp.methods.agent.session.list, { cwd });
   const tree = await agent.request("_pi/tree", { sessionId: created.sessionId });
   await agent.request(acp.methods.agent.session.close, { sessionId: created.sessionId });
-  return { init, created, answer, listed, tree };
+  return { init, created, answer, mode, listed, tree };
 });
 agentProcess.stdin.end();
 process.stdout.write(JSON.stringify({ ...result, ...seen }) + "\n");

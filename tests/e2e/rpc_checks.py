@@ -6,8 +6,9 @@ import asyncio
 import contextlib
 import json
 import sys
+import threading
 from collections import defaultdict
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -18,9 +19,10 @@ from pygls.protocol import JsonRPCNotification, JsonRPCResponseMessage
 from pytest_lsp import ClientServerConfig
 
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.devtools.fake_script import Script
+from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
 from pi_lsp.session.entries import SESSION_LINE
-from tests.e2e.conftest import Editor, server_env, start_editor
+from tests.e2e.conftest import server_env, start_editor
+from tests.lsp_editor import Editor
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 CALL_TIMEOUT = 30.0
@@ -58,7 +60,7 @@ async def daemon(
         )
         client = await config.start()
         try:
-            yield exact_json(await start_editor(client, root, agent_dir, fake, settings=settings))
+            yield exact_json(await start_editor(client, root, fake, settings=settings))
         finally:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.shutdown_session(), 10)
@@ -237,3 +239,19 @@ def _gaps(numbers: list[int]) -> str:
 def _short(value: Any, limit: int = 300) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + f"… ({len(text)} chars)"
+
+
+SLOW = "take your time"
+"""A prompt containing this is held by :func:`holding_slow_turns` until it is released."""
+
+
+def holding_slow_turns(release: threading.Event) -> Callable[[JsonObject], Turn | None]:
+    """A scripted-server responder that keeps a reply to a :data:`SLOW` prompt back until
+    ``release`` is set (at most a minute), then lets the script answer."""
+
+    def hold(body: JsonObject) -> Turn | None:
+        if SLOW in message_text(body["messages"][-1]):
+            release.wait(60)
+        return None
+
+    return hold

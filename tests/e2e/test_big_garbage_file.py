@@ -7,35 +7,17 @@ event loop the second request could only be read once the first was done).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from pi_lsp.devtools.builders import write_garbage_session
 from tests.e2e.raw_client import initialize, request, stdio_daemon
-
-
-def _garbage(path: Path, cwd: Path) -> Path:
-    header = {
-        "type": "session",
-        "version": 3,
-        "id": "0b0e5c1e-0000-4000-8000-000000000001",
-        "timestamp": "2026-01-01T00:00:00.000Z",
-        "cwd": str(cwd),
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as out:
-        out.write(json.dumps(header).encode() + b"\n")
-        number = 0
-        while out.tell() < 9_000_000:
-            out.write(b"garbage line %d that is not JSON\n" % number)
-            number += 1
-    return path
 
 
 def test_opening_and_listing_a_garbage_file_leave_the_daemon_answering(tmp_path: Path) -> None:
     root = tmp_path / "project"
     root.mkdir()
     folder = tmp_path / "agent" / "sessions" / f"--{str(root).strip('/').replace('/', '-')}--"
-    path = _garbage(folder / "2026-01-01T00-00-00-000Z_garbage.jsonl", root)
+    path = write_garbage_session(folder / "2026-01-01T00-00-00-000Z_garbage.jsonl", str(root))
     with stdio_daemon(tmp_path) as daemon:
         daemon.send(initialize(0, root))
         daemon.answer(0)

@@ -7,24 +7,17 @@ from typing import Any
 import pytest
 from lsprotocol import types as T
 
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
-from tests.e2e.conftest import NEOVIM_CAPABILITIES, VSCODE_CAPABILITIES
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import Script, Turn
+from tests.lsp_editor import NEOVIM_CAPABILITIES, VSCODE_CAPABILITIES, Editor
 
 CAPABILITIES = pytest.mark.parametrize(
     "capabilities", [VSCODE_CAPABILITIES, NEOVIM_CAPABILITIES], ids=["vscode", "neovim"]
 )
 
 
-def open_buffer(editor: Any, text: str, version: int = 1) -> str:
-    uri = (editor.root / "calc.py").as_uri()
-    editor.client.text_document_did_open(
-        T.DidOpenTextDocumentParams(
-            text_document=T.TextDocumentItem(
-                uri=uri, language_id="python", version=version, text=text
-            )
-        )
-    )
-    return uri
+def open_buffer(editor: Editor, text: str, version: int = 1) -> str:
+    return editor.open(editor.root / "calc.py", text, version)
 
 
 def tool_results(messages: dict[str, Any]) -> list[dict[str, Any]]:
@@ -37,18 +30,14 @@ def tool_results(messages: dict[str, Any]) -> list[dict[str, Any]]:
 
 EDIT_SCRIPT = Script(
     turns=[
-        Turn(tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})]),
-        Turn(
-            tool_calls=[
-                ScriptToolCall(
-                    name="edit",
-                    arguments={
-                        "path": "calc.py",
-                        "oldText": "abs(a) + b 🎉",
-                        "newText": "a + b 🎉",
-                    },
-                )
-            ]
+        tool_turn("read", {"path": "calc.py"}),
+        tool_turn(
+            "edit",
+            {
+                "path": "calc.py",
+                "oldText": "abs(a) + b 🎉",
+                "newText": "a + b 🎉",
+            },
         ),
         Turn(text="Done."),
     ]
@@ -62,9 +51,8 @@ async def test_unsaved_buffer_is_read_and_edited_through_apply_edit(
     editor = await start(EDIT_SCRIPT, capabilities=capabilities)
     disk_before = (editor.root / "calc.py").read_text()
     uri = open_buffer(editor, "def add(a, b):\n    return abs(a) + b 🎉  # unsaved\n")
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "fix it"})
-    await editor.wait_for("agent_end")
+    session = await editor.new_session()
+    await editor.prompt(session, "fix it")
     messages = await editor.request("pi/session/messages", {"sessionId": session})
     read, edit = tool_results(messages)
     assert "# unsaved" in read["content"][0]["text"]  # the editor's buffer, not the disk
@@ -85,12 +73,11 @@ async def test_unsaved_buffer_is_read_and_edited_through_apply_edit(
 
 async def test_rejected_edit_is_a_tool_error_and_nothing_is_overwritten(start: Any) -> None:
     editor = await start(EDIT_SCRIPT)
-    editor.apply_answer = False
+    editor.mode = "refuse"
     open_buffer(editor, "def add(a, b):\n    return abs(a) + b 🎉\n")
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    session = await editor.new_session()
     disk_before = (editor.root / "calc.py").read_text()
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "fix it"})
-    await editor.wait_for("agent_end")
+    await editor.prompt(session, "fix it")
     messages = await editor.request("pi/session/messages", {"sessionId": session})
     edit = tool_results(messages)[1]
     assert edit["isError"] and "read the file again" in edit["content"][0]["text"].lower()
@@ -101,13 +88,7 @@ async def test_stale_buffer_version_is_refused(start: Any) -> None:
     """The user types while the agent's edit is on its way: the editor refuses the now-stale
     version, the agent gets a tool error, and the user's text is never overwritten."""
     turns = [
-        Turn(
-            tool_calls=[
-                ScriptToolCall(
-                    name="edit", arguments={"path": "calc.py", "oldText": "abs(a)", "newText": "a"}
-                )
-            ]
-        ),
+        tool_turn("edit", {"path": "calc.py", "oldText": "abs(a)", "newText": "a"}),
         Turn(text="ok"),
     ]
     editor = await start(Script(turns=turns))
@@ -115,7 +96,6 @@ async def test_stale_buffer_version_is_refused(start: Any) -> None:
     typed = "def add(a, b):\n    return abs(a) + b  # user typing\n"
 
     def on_apply(params: T.ApplyWorkspaceEditParams) -> T.ApplyWorkspaceEditResult:
-        editor.edits.append(params.edit)
         editor.client.text_document_did_change(
             T.DidChangeTextDocumentParams(
                 text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=2),
@@ -129,9 +109,8 @@ async def test_stale_buffer_version_is_refused(start: Any) -> None:
         )
 
     editor.on_apply = on_apply
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "fix it"})
-    await editor.wait_for("agent_end")
+    session = await editor.new_session()
+    await editor.prompt(session, "fix it")
     (edit,) = tool_results(await editor.request("pi/session/messages", {"sessionId": session}))
     assert edit["isError"] and "stale" in edit["content"][0]["text"]
     assert len(editor.edits) == 1  # no second attempt that could clobber the user's typing
@@ -140,24 +119,16 @@ async def test_stale_buffer_version_is_refused(start: Any) -> None:
 
 async def test_permission_prompts_allow_and_deny(start: Any) -> None:
     turns = [
-        Turn(
-            tool_calls=[
-                ScriptToolCall(name="bash", arguments={"command": "echo allowed > out.txt"})
-            ]
-        ),
+        tool_turn("bash", {"command": "echo allowed > out.txt"}),
         Turn(text="first done"),
-        Turn(
-            tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo denied > no.txt"})]
-        ),
+        tool_turn("bash", {"command": "echo denied > no.txt"}),
         Turn(text="second done"),
     ]
     editor = await start(Script(turns=turns), settings={"permissions": {"bash": "ask"}})
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "one"})
-    await editor.wait_for("agent_end")
+    session = await editor.new_session()
+    await editor.prompt(session, "one")
     editor.permission_answer = "deny"
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "two"})
-    await editor.wait_for("agent_end", 2)
+    await editor.prompt(session, "two")
     assert (editor.root / "out.txt").read_text() == "allowed\n"
     assert not (editor.root / "no.txt").exists()
     assert [r["kind"] for r in editor.permission_requests] == ["bash", "bash"]
@@ -168,21 +139,19 @@ async def test_permission_prompts_allow_and_deny(start: Any) -> None:
 
 async def test_changed_settings_reach_an_open_session(start: Any) -> None:
     turns = [
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo one > one.txt"})]),
+        tool_turn("bash", {"command": "echo one > one.txt"}),
         Turn(text="first"),
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo two > two.txt"})]),
+        tool_turn("bash", {"command": "echo two > two.txt"}),
         Turn(text="second"),
     ]
     editor = await start(Script(turns=turns), settings={"permissions": {"bash": "allow"}})
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "one"})
-    await editor.wait_for("agent_end")
+    session = await editor.new_session()
+    await editor.prompt(session, "one")
     editor.client.workspace_did_change_configuration(
         T.DidChangeConfigurationParams(settings={"pi": {"permissions": {"bash": "deny"}}})
     )
     await editor.request("pi/session/state", {"sessionId": session})  # processed in order
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "two"})
-    await editor.wait_for("agent_end", 2)
+    await editor.prompt(session, "two")
     assert (editor.root / "one.txt").exists() and not (editor.root / "two.txt").exists()
     refused = tool_results(await editor.request("pi/session/messages", {"sessionId": session}))[-1]
     assert refused["isError"] and "permissions.bash" in refused["content"][0]["text"]

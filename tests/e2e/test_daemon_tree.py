@@ -26,7 +26,7 @@ async def three_turns(start: Any, **settings: Any) -> tuple[Any, str, list[str]]
         turns=[Turn(text=f"answer {i} " + "x" * 300) for i in range(3)], default=Turn(text="more")
     )
     editor = await start(script, responder=summaries, settings=settings or None)
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    session = await editor.new_session()
     users = []
     for i in range(3):
         ack = await editor.request(
@@ -50,8 +50,7 @@ async def test_branch_from_a_middle_message_with_summary_and_label(start: Any) -
     assert summary["type"] == "branch_summary" and summary["label"] == "retry here"
     assert summary["onActivePath"] and not nodes[users[2]]["onActivePath"]
     assert tree["leafId"] == result["leafId"]
-    await editor.request("pi/session/prompt", {"sessionId": session, "text": "question 1, again"})
-    await editor.wait_for("agent_end", 4)
+    await editor.prompt(session, "question 1, again")
     messages = await editor.request("pi/session/messages", {"sessionId": session})
     types = [
         e["type"] if e["type"] != "message" else e["message"]["role"] for e in messages["entries"]
@@ -104,7 +103,7 @@ async def test_manual_compaction_reports_progress(start: Any) -> None:
 async def test_abort_mid_stream(start: Any) -> None:
     script = Script(turns=[Turn(text="streaming forever " * 50, chunk_size=3, hang_after=5)])
     editor = await start(script)
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    session = await editor.new_session()
     await editor.request("pi/session/prompt", {"sessionId": session, "text": "go"})
     await editor.wait_for("message_update")
     state = await editor.request("pi/session/state", {"sessionId": session})
@@ -129,7 +128,7 @@ async def test_the_progress_cancel_button_stops_a_compaction(start: Any) -> None
     editor = await start(
         script, responder=slow_summaries, settings={"compaction": {"keepRecentTokens": 10}}
     )
-    session = (await editor.request("pi/session/new", {}))["sessionId"]
+    session = await editor.new_session()
     for i in range(3):
         await editor.request("pi/session/prompt", {"sessionId": session, "text": f"question {i}"})
         await editor.wait_for("agent_end", i + 1)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import Script, Turn
 from pi_lsp.session import SessionStore
 
 READ_AND_ANSWER = Script(
     turns=[
-        Turn(
-            text="Reading.", tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})]
-        ),
+        tool_turn("read", {"path": "calc.py"}, text="Reading."),
         Turn(text="It takes abs(a)."),
     ]
 )

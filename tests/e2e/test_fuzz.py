@@ -30,9 +30,9 @@ from hypothesis import strategies as st
 from pygls.exceptions import JsonRpcException
 
 from pi_lsp.daemon import errors
-from pi_lsp.devtools.fake_script import JsonObject, Script, ScriptToolCall, Turn, message_text
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
 from pi_lsp.protocol.methods import METHODS
-from tests.e2e.conftest import Editor
 from tests.e2e.rpc_checks import (
     CALL_TIMEOUT,
     assert_answers,
@@ -44,6 +44,7 @@ from tests.e2e.rpc_checks import (
     schema_errors,
     schema_name,
 )
+from tests.lsp_editor import Editor
 
 EXAMPLES = 53
 """Each example calls every method once (19 calls): 1,007 calls in all."""
@@ -60,9 +61,7 @@ KNOWN_CODES = {
     errors.INVALID_REQUEST,
 }
 REPLY = Turn(text="A fuzzed reply, streamed in a few chunks.", chunk_size=8, chunk_delay=0.002)
-LOOK = Turn(
-    text="Looking.", tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})]
-)
+LOOK = tool_turn("read", {"path": "calc.py"}, text="Looking.")
 
 
 def _reply(body: JsonObject) -> Turn | None:

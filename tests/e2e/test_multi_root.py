@@ -20,11 +20,13 @@ from typing import Any
 from lsprotocol import types as T
 from pytest_lsp import ClientServerConfig
 
+from pi_lsp.devtools.builders import tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.devtools.fake_script import JsonObject, Script, ScriptToolCall, Turn, message_text
+from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
 from pi_lsp.session.paths import session_dir
-from tests.e2e.conftest import VSCODE_CAPABILITIES, Editor, _plain, server_env
+from tests.e2e.conftest import VSCODE_CAPABILITIES, server_env
 from tests.e2e.rpc_checks import call, exact_json, killed_on_failure, rpc_error
+from tests.lsp_editor import Editor
 
 THINKING = {"alpha": "high", "beta": "low", "gamma": "minimal"}
 """Each folder's ``defaultThinkingLevel`` in its own ``.pi/settings.json``."""
@@ -67,17 +69,7 @@ async def multi_root(folders: list[Path], agent_dir: Path) -> AsyncIterator[Edit
             server_env=server_env(agent_dir),
         )
         client = await config.start()
-        editor = exact_json(Editor(client=client, root=folders[0], agent_dir=agent_dir, fake=fake))
-
-        @client.feature("pi/event")
-        def on_event(params: Any) -> None:
-            editor.events.append(_plain(params))
-
-        @client.feature("pi/requestPermission")
-        def on_permission(params: Any) -> dict[str, str]:
-            editor.permission_requests.append(_plain(params))
-            return {"decision": "allowOnce"}
-
+        editor = exact_json(Editor(client, folders[0], fake))
         try:
             with killed_on_failure(editor):
                 await asyncio.wait_for(
@@ -201,13 +193,7 @@ async def test_folders_added_and_removed_at_runtime(tmp_path: Path) -> None:
         # The alpha session was opened before gamma was added and beta removed.
         for number, target in enumerate((gamma / "from-alpha.txt", beta / "from-alpha.txt")):
             editor.fake.push(
-                Turn(
-                    tool_calls=[
-                        ScriptToolCall(
-                            name="write", arguments={"path": str(target), "content": "x"}
-                        )
-                    ]
-                ),
+                tool_turn("write", {"path": str(target), "content": "x"}),
                 Turn(text="written"),
             )
             await turn(editor, in_alpha, f"write file number {number}")

@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.devtools.builders import fake_settings, tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from pi_lsp.devtools.fake_script import Script, Turn
 from tests.e2e.raw_client import TIMEOUT, StdioDaemon, initialize, request, stdio_daemon
 
 SCRIPT = Script(
-    turns=[Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "touch ran"})])],
+    turns=[tool_turn("bash", {"command": "touch ran"})],
     default=Turn(text="Done."),
 )
 
@@ -47,12 +48,7 @@ def _asked(
     daemon: StdioDaemon, root: Path, fake: FakeOpenAI, timeout_ms: int
 ) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
     """A session whose turn waits on a permission prompt: its id, the messages, the prompt."""
-    options = {
-        "apiBase": fake.base_url,
-        "defaultModel": "openai/fake-model",
-        "models": {"openai/fake-model": {"contextWindow": 100_000}},
-        "permissions": {"bash": "ask", "timeoutMs": timeout_ms},
-    }
+    options = fake_settings(fake.base_url, permissions={"bash": "ask", "timeoutMs": timeout_ms})
     daemon.send(initialize(0, root, pi=options))
     daemon.answer(0)
     daemon.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})

@@ -22,9 +22,9 @@ import pytest_asyncio
 from lsprotocol import types as T
 
 from pi_lsp.daemon import errors
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, ScriptUsage, Turn
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import Script, ScriptUsage, Turn
 from pi_lsp.protocol.methods import METHODS
-from tests.e2e.conftest import Editor
 from tests.e2e.rpc_checks import (
     assert_answers,
     assert_events_valid,
@@ -39,6 +39,7 @@ from tests.e2e.rpc_checks import (
     server_pid,
     wait_process_exit,
 )
+from tests.lsp_editor import Editor
 
 INVALID_PARAMS = -32602
 GREETING = Script(turns=[Turn(text="Hello there.")], default=Turn(text="Again."))
@@ -303,10 +304,7 @@ async def test_huge_values_give_short_errors_and_the_daemon_keeps_answering(
 
 HANGING_STREAM = Turn(text="A partial answer that never ends", chunk_size=4, hang_after=4)
 """Streams a few chunks, then holds the connection open until the client goes away."""
-HANGING_TOOL = Turn(
-    text="Running it.",
-    tool_calls=[ScriptToolCall(name="bash", arguments={"command": "sleep 60", "timeout": 120})],
-)
+HANGING_TOOL = tool_turn("bash", {"command": "sleep 60", "timeout": 120}, text="Running it.")
 """A tool call that runs for a minute."""
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
-from tests.e2e.conftest import Editor
+from tests.lsp_editor import Editor
 
 ADDRESS_SPACE = 3 * 1024**3
 """``prlimit --as`` for the daemon: reading /dev/zero used to grow it past 5 GB."""

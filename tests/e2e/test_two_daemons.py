@@ -12,19 +12,19 @@ import threading
 from typing import Any
 
 from pi_lsp.daemon import errors
-from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
-from tests.e2e.conftest import Editor
+from pi_lsp.devtools.fake_script import Script, Turn, message_text
 from tests.e2e.rpc_checks import (
+    SLOW,
     assert_answers,
     assert_events_valid,
     assert_single_chain,
     call,
     exact_json,
+    holding_slow_turns,
     read_session_file,
     rpc_error,
 )
-
-SLOW = "take your time"
+from tests.lsp_editor import Editor
 
 
 def _texts(messages: dict[str, Any]) -> list[str]:
@@ -45,15 +45,9 @@ async def test_a_second_daemon_is_refused_then_sees_the_turn_and_takes_its_own(
     start: Any,
 ) -> None:
     release = threading.Event()
-
-    def hold_slow_turns(body: JsonObject) -> Turn | None:
-        if SLOW in message_text(body["messages"][-1]):
-            release.wait(60)
-        return None  # then the script answers
-
     a_script = Script(turns=[Turn(text="First answer.")], default=Turn(text="Done, slowly."))
     try:
-        a = exact_json(await start(a_script, responder=hold_slow_turns))
+        a = exact_json(await start(a_script, responder=holding_slow_turns(release)))
         b = exact_json(await start(Script(default=Turn(text="B's answer."))))
         session = (await call(a, "pi/session/new", {}))["sessionId"]
         await _turn(a, session, "hello")  # the file exists once the first reply is stored

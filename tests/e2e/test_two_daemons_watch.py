@@ -8,10 +8,8 @@ import asyncio
 import threading
 from typing import Any
 
-from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
-from tests.e2e.rpc_checks import assert_events_valid, call, exact_json
-
-SLOW = "take your time"
+from pi_lsp.devtools.fake_script import Script, Turn
+from tests.e2e.rpc_checks import SLOW, assert_events_valid, call, exact_json, holding_slow_turns
 
 
 async def _external(editor: Any, entry_id: str, timeout: float = 10.0) -> dict[str, Any]:
@@ -30,16 +28,11 @@ async def test_the_idle_daemon_sees_the_other_daemons_entries_as_they_are_writte
     start: Any,
 ) -> None:
     release = threading.Event()
-
-    def hold(body: JsonObject) -> Turn | None:
-        if SLOW in message_text(body["messages"][-1]):
-            release.wait(60)
-        return None
-
     try:
         a = exact_json(
             await start(
-                Script(turns=[Turn(text="First.")], default=Turn(text="Slow.")), responder=hold
+                Script(turns=[Turn(text="First.")], default=Turn(text="Slow.")),
+                responder=holding_slow_turns(release),
             )
         )
         b = exact_json(await start(Script()))

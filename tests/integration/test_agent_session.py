@@ -14,6 +14,7 @@ import pytest
 from pi_lsp.agent.agent_session import AgentSession
 from pi_lsp.agent.config import AgentBusyError
 from pi_lsp.agent.factory import AgentOptions, create_agent_session
+from pi_lsp.devtools.builders import fake_settings, tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, ScriptError, ScriptToolCall, ScriptUsage, Turn
 from pi_lsp.session import SessionStore
@@ -40,13 +41,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def settings_for(fake: FakeOpenAI, **extra: Any) -> Settings:
-    data: dict[str, Any] = {
-        "apiBase": fake.base_url,
-        "retry": {"baseDelayMs": 10},
-        "models": {"openai/fake-model": {"contextWindow": 100_000}},
-        **extra,
-    }
-    return Settings.model_validate(data)
+    return Settings.model_validate(fake_settings(fake.base_url, **extra))
 
 
 async def make_agent(
@@ -68,17 +63,8 @@ def file_lines(agent: AgentSession) -> list[dict[str, Any]]:
 
 async def test_multi_turn_session_reads_edits_and_persists_each_message(project: Path) -> None:
     script = [
-        Turn(
-            text="Reading.", tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})]
-        ),
-        Turn(
-            tool_calls=[
-                ScriptToolCall(
-                    name="edit",
-                    arguments={"path": "calc.py", "oldText": "abs(a) + b", "newText": "a + b"},
-                )
-            ]
-        ),
+        tool_turn("read", {"path": "calc.py"}, text="Reading."),
+        tool_turn("edit", {"path": "calc.py", "oldText": "abs(a) + b", "newText": "a + b"}),
         Turn(text="Fixed."),
         Turn(text="You're welcome."),
     ]
@@ -364,7 +350,7 @@ async def test_api_base_and_shell_settings_apply_from_the_next_turn(project: Pat
     # session need not be reopened for them, and the next turn uses them.
     first = [Turn(text="from the first server")]
     second = [
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo $PI_MARK"})]),
+        tool_turn("bash", {"command": "echo $PI_MARK"}),
         Turn(text="done"),
     ]
     with FakeOpenAI(first) as old, FakeOpenAI(second) as new:

@@ -29,6 +29,7 @@ import pytest
 
 from pi_lsp.agent.factory import AgentOptions, create_agent_session
 from pi_lsp.agent.llm import litellm_module
+from pi_lsp.devtools.builders import FAKE_MODEL, assistant, user
 from pi_lsp.devtools.fake_script import Rule, Script, Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.settings import Settings
@@ -228,12 +229,7 @@ def test_kill_9_during_a_first_turn_loses_nothing_acknowledged(env: Path, base_u
 
 
 def test_kill_9_during_compaction_loses_nothing_acknowledged(env: Path, base_url: str) -> None:
-    base = SessionStore.create(str(env), directory=env.parent / "base")
-    for i in range(6):
-        base.append_message(
-            {"role": "user", "content": [{"type": "text", "text": f"q{i} " * 30}], "timestamp": 1}
-        )
-        base.append_message(_assistant(f"a{i} " * 30))
+    base = _long_session(env, env.parent / "base", turns=6)
     assert base.path is not None
     rng = random.Random(11)
     kills = compacted = 0
@@ -259,29 +255,19 @@ def test_kill_9_during_compaction_loses_nothing_acknowledged(env: Path, base_url
     assert compacted >= ROUNDS // 3  # every third round was killed after the write
 
 
-def _assistant(text: str) -> dict[str, Any]:
-    usage = {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15}
-    return {
-        "role": "assistant",
-        "content": [{"type": "text", "text": text}],
-        "api": "openai-completions",
-        "provider": "openai",
-        "model": "fake-model",
-        "usage": {**usage, "cost": {k: 0 for k in (*usage, "total") if k != "totalTokens"}},
-        "stopReason": "stop",
-        "timestamp": 2,
-    }
+def _long_session(cwd: Path, directory: Path, *, turns: int) -> SessionStore:
+    """A session of ``turns`` long exchanges (enough for a compaction to cut)."""
+    store = SessionStore.create(str(cwd), directory=directory)
+    for i in range(turns):
+        store.append_message(user(f"q{i} " * 30, ts=1))
+        store.append_message(assistant(f"a{i} " * 30, **FAKE_MODEL, ts=2))
+    return store
 
 
 def test_the_summary_of_a_compaction_is_what_the_script_sends(env: Path, base_url: str) -> None:
     """The scripted summary really reaches the file when nobody kills the child (a check that
     the kill tests exercise a compaction that writes)."""
-    base = SessionStore.create(str(env), directory=env.parent / "once")
-    for i in range(4):
-        base.append_message(
-            {"role": "user", "content": [{"type": "text", "text": f"q{i} " * 30}], "timestamp": 1}
-        )
-        base.append_message(_assistant(f"a{i} " * 30))
+    base = _long_session(env, env.parent / "once", turns=4)
     assert base.path is not None
     path = base.path
     acks, killed, _ = kill_during(compaction_job(path, env, base_url))

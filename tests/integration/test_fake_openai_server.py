@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.devtools.builders import tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Rule, Script, ScriptError, ScriptToolCall, ScriptUsage, Turn
 
@@ -79,9 +80,7 @@ def test_non_streaming_completion_with_tool_calls_and_reasoning() -> None:
 
 
 def test_streaming_fragments_tool_calls_like_openai() -> None:
-    turn = Turn(
-        text="ok", tool_calls=[ScriptToolCall(name="ls", arguments={"path": "src"})], chunk_size=2
-    )
+    turn = tool_turn("ls", {"path": "src"}, text="ok", chunk_size=2)
     with FakeOpenAI([turn, turn]) as fake:
         _, headers, raw = post(fake, chat("hi", stream=True, usage=True))
         _, _, without_usage = post(fake, chat("hi", stream=True))

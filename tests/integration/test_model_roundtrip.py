@@ -8,6 +8,7 @@ from pydantic import TypeAdapter
 
 from pi_lsp.agent.models import ModelRef, resolve_model
 from pi_lsp.agent.stream import Endpoint, ModelRequest, stream_assistant
+from pi_lsp.devtools.builders import tool_result, user
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import ScriptToolCall, Turn
 from pi_lsp.session.jsonl import JsonObject
@@ -15,17 +16,6 @@ from pi_lsp.session.messages import AssistantMessage, ContextMessage
 
 IMAGE = {"type": "image", "data": "R0lGODlhAQABAAAAACw=", "mimeType": "image/gif"}
 CONTEXT = TypeAdapter(list[ContextMessage])
-
-
-def tool_result(call: JsonObject, *content: JsonObject) -> JsonObject:
-    return {
-        "role": "toolResult",
-        "toolCallId": call["id"],
-        "toolName": call["name"],
-        "content": list(content),
-        "isError": False,
-        "timestamp": 3,
-    }
 
 
 async def test_reply_with_tool_calls_round_trips_into_the_next_request() -> None:
@@ -56,7 +46,7 @@ async def test_reply_with_tool_calls_round_trips_into_the_next_request() -> None
                 "truncated": False,
                 "timestamp": 1,
             },
-            {"role": "user", "content": [{"type": "text", "text": "Fix the bug"}], "timestamp": 2},
+            user("Fix the bug", ts=2),
         ]
         tools = [
             ("read", "Read a file", {"type": "object"}),
@@ -71,8 +61,8 @@ async def test_reply_with_tool_calls_round_trips_into_the_next_request() -> None
         read_call, shot_call = (b for b in reply["content"] if b["type"] == "toolCall")
         history += [
             reply,
-            tool_result(read_call, {"type": "text", "text": "print('hi')"}),
-            tool_result(shot_call, IMAGE),
+            tool_result("print('hi')", read_call["id"], read_call["name"], ts=3),
+            tool_result([IMAGE], shot_call["id"], shot_call["name"], ts=3),
         ]
         CONTEXT.validate_python(history)
         final = await stream_assistant(

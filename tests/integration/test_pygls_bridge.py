@@ -1,17 +1,13 @@
 """EditorFileSystem + PyglsEditorBridge in a real pygls server, driven by a pytest-lsp editor.
 
-The test client plays the editor: it keeps its buffers as pygls ``TextDocument``s (so the
-server's positions are checked by pygls's position codec in the negotiated encoding, with LSP
-line breaks),
-answers ``workspace/applyEdit`` as VS Code does (refusing a versioned edit against another
-version) and sends ``didChange`` for every change it applies. Two capability sets: VS Code's
+The test client plays the editor (``tests/lsp_editor.py``: pygls buffers, VS Code's
+applyEdit answers, a didChange for every change it applies). Two capability sets: VS Code's
 (documentChanges, create, change annotations, UTF-16) and Neovim 0.11.4's as it prints them
 (no documentChanges, positionEncodings utf-8/utf-16/utf-32, so pygls picks UTF-8).
 """
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -19,160 +15,15 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from lsprotocol import converters
 from lsprotocol import types as T
-from pygls.workspace import PositionCodec, TextDocument
+from pygls.workspace import PositionCodec
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from pi_lsp.bridge.documents import LspTextDocument
+from tests.lsp_editor import NEOVIM_CAPABILITIES, VSCODE_CAPABILITIES, Editor
 
 SERVER = Path(__file__).with_name("bridge_server.py")
 CONFIG = ClientServerConfig(server_command=[sys.executable, str(SERVER)])
-SYNC = {"synchronization": {"didSave": True, "willSave": True, "dynamicRegistration": False}}
-CAPABILITIES: dict[str, dict[str, Any]] = {
-    "vscode": {
-        "workspace": {
-            "applyEdit": True,
-            "workspaceEdit": {
-                "documentChanges": True,
-                "resourceOperations": ["create", "rename", "delete"],
-                "failureHandling": "textOnlyTransactional",
-                "normalizesLineEndings": True,
-                "changeAnnotationSupport": {"groupsOnLabel": True},
-            },
-        },
-        "textDocument": SYNC,
-        "general": {"positionEncodings": ["utf-16"]},
-    },
-    "neovim": {
-        "workspace": {
-            "applyEdit": True,
-            "workspaceEdit": {"resourceOperations": ["rename", "create", "delete"]},
-        },
-        "textDocument": SYNC,
-        "general": {"positionEncodings": ["utf-8", "utf-16", "utf-32"]},
-    },
-}
-
-
-class Editor:
-    """The editor side of the connection: buffers, applyEdit answers, saves."""
-
-    def __init__(self, client: LanguageClient) -> None:
-        self.client = client
-        self.codec = PositionCodec()
-        self.docs: dict[str, TextDocument] = {}
-        self.requests: list[T.ApplyWorkspaceEditParams] = []
-        self.mode = "accept"
-        """accept; refuse; type-first (the user types just before the edit lands); slow."""
-        self.hold = False
-        """Keep didChange notifications back until ``release``."""
-        self.held: list[T.DidChangeTextDocumentParams] = []
-        self.answered = asyncio.Event()
-
-    def open(self, path: Path, text: str) -> str:
-        uri = path.as_uri()
-        self.docs[uri] = LspTextDocument(uri, text, version=1, position_codec=self.codec)
-        item = T.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
-        self.client.text_document_did_open(T.DidOpenTextDocumentParams(text_document=item))
-        return uri
-
-    def type(self, uri: str, text: str) -> None:
-        """The user inserts ``text`` at the top of the buffer."""
-        start = T.Position(line=0, character=0)
-        self._change(uri, [T.TextDocumentContentChangePartial(T.Range(start, start), text)])
-
-    def save(self, uri: str) -> None:
-        path = Path(self.docs[uri].path)
-        path.write_bytes(self.docs[uri].source.encode())
-        self.client.text_document_did_save(
-            T.DidSaveTextDocumentParams(text_document=T.TextDocumentIdentifier(uri=uri))
-        )
-
-    def release(self) -> None:
-        for params in self.held:
-            self.client.text_document_did_change(params)
-        self.held.clear()
-
-    async def on_apply_edit(self, params: T.ApplyWorkspaceEditParams) -> T.ApplyWorkspaceEditResult:
-        self.requests.append(params)
-        try:
-            if self.mode == "slow":
-                await asyncio.sleep(1.0)
-                return T.ApplyWorkspaceEditResult(applied=False, failure_reason="too late")
-            if self.mode == "refuse":
-                return T.ApplyWorkspaceEditResult(applied=False, failure_reason="user declined")
-            return self._apply(params.edit)
-        finally:
-            self.answered.set()
-
-    def _apply(self, edit: T.WorkspaceEdit) -> T.ApplyWorkspaceEditResult:
-        for uri, edits in (edit.changes or {}).items():
-            if self.mode in ("stale", "type-after"):
-                self._batched(uri, edits)
-                continue
-            self._edit(uri, None, edits)
-        for change in edit.document_changes or []:
-            if isinstance(change, T.CreateFile):
-                Path(TextDocument(change.uri).path).touch()
-                self.open(Path(TextDocument(change.uri).path), "")
-                continue
-            assert isinstance(change, T.TextDocumentEdit)
-            uri, version = change.text_document.uri, change.text_document.version
-            if self.mode == "type-first":
-                self.type(uri, "# the user was faster\n")
-            if version is not None and version != self.docs[uri].version:
-                return T.ApplyWorkspaceEditResult(
-                    applied=False, failure_reason=f"version {version} is stale"
-                )
-            self._edit(uri, version, change.edits)
-        return T.ApplyWorkspaceEditResult(applied=True)
-
-    def _batched(self, uri: str, edits: Any) -> None:
-        """Neovim without version checks: the user's typing and the edit in one didChange.
-
-        ``stale``: the user typed first and the edit lands at its old positions (damage);
-        ``type-after``: the edit lands, then the user types.
-        """
-        hold, self.hold = self.hold, True
-        if self.mode == "stale":
-            self.type(uri, "# typed\n")
-        self._edit(uri, None, edits)
-        if self.mode == "type-after":
-            self.type(uri, "# typed\n")
-        held, self.held, self.hold = self.held, [], hold
-        merged = T.DidChangeTextDocumentParams(
-            text_document=held[-1].text_document,
-            content_changes=[c for p in held for c in p.content_changes],
-        )
-        self.client.text_document_did_change(merged)
-
-    def _edit(self, uri: str, version: int | None, edits: Any) -> None:
-        order = sorted(
-            range(len(edits)),
-            key=lambda i: (edits[i].range.start.line, edits[i].range.start.character, i),
-        )
-        self._change(
-            uri,
-            [
-                T.TextDocumentContentChangePartial(edits[i].range, edits[i].new_text)
-                for i in reversed(order)
-            ],
-        )
-
-    def _change(self, uri: str, changes: list[T.TextDocumentContentChangePartial]) -> None:
-        doc = self.docs[uri]
-        for change in changes:
-            doc.apply_change(change)
-        doc.version = (doc.version or 0) + 1
-        params = T.DidChangeTextDocumentParams(
-            text_document=T.VersionedTextDocumentIdentifier(uri=uri, version=doc.version),
-            content_changes=list(changes),
-        )
-        if self.hold:
-            self.held.append(params)
-        else:
-            self.client.text_document_did_change(params)
+CAPABILITIES = {"vscode": VSCODE_CAPABILITIES, "neovim": NEOVIM_CAPABILITIES}
 
 
 async def start(
@@ -182,18 +33,13 @@ async def start(
     client.editor = editor  # type: ignore[attr-defined]
     client.flavour = flavour  # type: ignore[attr-defined]
 
-    @client.feature(T.WORKSPACE_APPLY_EDIT)
-    async def on_apply_edit(params: T.ApplyWorkspaceEditParams) -> T.ApplyWorkspaceEditResult:
-        return await editor.on_apply_edit(params)
-
     @client.feature("test/pause")
     def on_pause(params: Any) -> dict[str, Any]:
         editor.type(Path(params.path).as_uri(), "# typed while the tool worked\n")
         return {}
 
-    capabilities = converters.get_converter().structure(CAPABILITIES[flavour], T.ClientCapabilities)
     result = await client.initialize_session(
-        T.InitializeParams(capabilities=capabilities, initialization_options=options or {})
+        T.InitializeParams(capabilities=CAPABILITIES[flavour], initialization_options=options or {})
     )
     editor.codec = PositionCodec(result.capabilities.position_encoding)
 
@@ -252,7 +98,7 @@ async def test_reads_see_the_edited_unsaved_buffer(client: LanguageClient, modul
     editor: Editor = client.editor  # type: ignore[attr-defined]
     uri = editor.open(module, SAVED)
     start = T.Position(line=1, character=len("    return '"))
-    editor._change(uri, [T.TextDocumentContentChangePartial(T.Range(start, start), "😀😀 ")])
+    editor.change(uri, [T.TextDocumentContentChangePartial(T.Range(start, start), "😀😀 ")])
     editor.type(uri, "")  # a no-op change: the version moves, the text does not
     expected = SAVED.replace("'hi", "'😀😀 hi")
     assert editor.docs[uri].source == expected
@@ -408,7 +254,7 @@ async def test_form_feeds_and_line_separators_do_not_shift_lines(
     path.write_text("")
     uri = editor.open(path, "int a;\x0c\nint b;\u2028/* c */\nint d = 1;\n")
     start, end = T.Position(line=2, character=8), T.Position(line=2, character=9)
-    editor._change(uri, [T.TextDocumentContentChangePartial(T.Range(start, end), "2")])
+    editor.change(uri, [T.TextDocumentContentChangePartial(T.Range(start, end), "2")])
     expected = "int a;\x0c\nint b;\u2028/* c */\nint d = 2;\n"
     assert editor.docs[uri].source == expected
     assert (await call(client, "test/read", path=str(path))).text == expected

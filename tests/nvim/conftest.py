@@ -16,6 +16,7 @@ from typing import Any
 import pynvim
 import pytest
 
+from pi_lsp.devtools.builders import fake_settings
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script
 
@@ -76,15 +77,7 @@ class Nvim:
 
 
 def settings(fake: FakeOpenAI) -> dict[str, Any]:
-    return {
-        "apiBase": fake.base_url,
-        "defaultModel": "openai/fake-model",
-        "models": {
-            "openai/fake-model": {"contextWindow": 100000},
-            "openai/fake-model-2": {"contextWindow": 200000, "reasoning": True},
-        },
-        "retry": {"baseDelayMs": 10},
-    }
+    return fake_settings(fake.base_url)
 
 
 SETUP = """

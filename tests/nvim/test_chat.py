@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import Script, Turn
 from tests.nvim.conftest import Nvim
 
 CHAT_LINES = "return vim.api.nvim_buf_get_lines(require('pi_lsp.chat').buf, 0, -1, false)"
@@ -72,10 +73,11 @@ REPLY = "Hello from the scripted model, streamed in small chunks."
 def test_chat_streams_the_reply_folds_thinking_and_shows_tool_status(launch: Any) -> None:
     script = Script(
         turns=[
-            Turn(
+            tool_turn(
+                "read",
+                {"path": "calc.py"},
                 reasoning="Let me look.",
                 text="Reading.",
-                tool_calls=[ScriptToolCall(name="read", arguments={"path": "calc.py"})],
                 chunk_delay=0.01,
             ),
             Turn(text=REPLY, chunk_size=3, chunk_delay=0.01),
@@ -137,18 +139,23 @@ def test_rendering_after_reopen_matches_the_stream(launch: Any) -> None:
     assert chat_text(n) == streamed
 
 
-def test_gb_branches_and_the_tree_shows_both_branches(launch: Any) -> None:
-    n = launch(
-        Script(
-            turns=[Turn(text="Answer one."), Turn(text="Answer two."), Turn(text="Answer three.")]
-        )
-    )
+def two_questions_then_back_to_the_first(n: Any) -> None:
+    """Ask two questions in the chat, then put the cursor on the first answer."""
     open_chat(n)
     send(n, "question one")
     wait_idle(n)
     send(n, "question two")
     wait_idle(n, 2)
     cursor_to(n, "Answer one.")
+
+
+def test_gb_branches_and_the_tree_shows_both_branches(launch: Any) -> None:
+    n = launch(
+        Script(
+            turns=[Turn(text="Answer one."), Turn(text="Answer two."), Turn(text="Answer three.")]
+        )
+    )
+    two_questions_then_back_to_the_first(n)
     n.nvim.input("gb")
     n.wait("return not table.concat(" + CHAT_LINES[7:] + ", '\\n'):find('question two', 1, true)")
     send(n, "question three")
@@ -204,12 +211,7 @@ def test_gl_labels_and_gB_branches_with_a_summary(launch: Any) -> None:
             default=Turn(text="## Goal\nsummary of the branch"),
         )
     )
-    open_chat(n)
-    send(n, "question one")
-    wait_idle(n)
-    send(n, "question two")
-    wait_idle(n, 2)
-    cursor_to(n, "Answer one.")
+    two_questions_then_back_to_the_first(n)
     entry = n.lua("return require('pi_lsp').entry_at_cursor()")
     n.lua("vim.ui.input = function(_, cb) cb('my label') end")
     n.nvim.input("gl")
@@ -239,8 +241,8 @@ def test_gl_labels_and_gB_branches_with_a_summary(launch: Any) -> None:
 
 PERMISSION_SCRIPT = Script(
     turns=[
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo one"})]),
-        Turn(tool_calls=[ScriptToolCall(name="bash", arguments={"command": "echo two"})]),
+        tool_turn("bash", {"command": "echo one"}),
+        tool_turn("bash", {"command": "echo two"}),
         Turn(text="Finished."),
     ]
 )

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.fake_script import Script, Turn
 from tests.nvim.conftest import Nvim
 
 OPEN = """
@@ -41,14 +42,7 @@ def prompt(n: Nvim, text: str) -> str:
 def test_an_edit_lands_in_the_unsaved_buffer_disk_untouched_one_undo(launch: Any) -> None:
     script = Script(
         turns=[
-            Turn(
-                tool_calls=[
-                    ScriptToolCall(
-                        name="edit",
-                        arguments={"path": "calc.py", "oldText": "abs(a)", "newText": "a"},
-                    )
-                ]
-            ),
+            tool_turn("edit", {"path": "calc.py", "oldText": "abs(a)", "newText": "a"}),
             Turn(text="Done."),
         ]
     )
@@ -102,21 +96,17 @@ end))
 """
 
 
+RACE_EDITS = [
+    tool_turn("edit", {"path": "race.py", "oldText": f'token{i}"', "newText": f'done{i}"'})
+    for i in range(EDITS)
+]
+"""One edit a turn, each renaming ``token<i>`` in race.py (the typist's race partner)."""
+
+
 def test_typing_while_the_agent_edits_never_damages_the_buffer(launch: Any) -> None:
     """60 edits, each a race with the user's typing: refused ones are tool errors, applied ones
     are exact; every line is the user's typing plus either the old or the new text."""
-    turns = [
-        Turn(
-            tool_calls=[
-                ScriptToolCall(
-                    name="edit",
-                    arguments={"path": "race.py", "oldText": f'token{i}"', "newText": f'done{i}"'},
-                )
-            ]
-        )
-        for i in range(EDITS)
-    ]
-    n = launch(Script(turns=[*turns, Turn(text="All done.")]))
+    n = launch(Script(turns=[*RACE_EDITS, Turn(text="All done.")]))
     (n.root / "race.py").write_text("".join(f'v{i} = "token{i}"\n' for i in range(EDITS)))
     assert n.lua(OPEN, "race.py") == 1
     n.lua(TYPIST)
@@ -176,18 +166,7 @@ def test_without_the_plugins_handler_the_daemon_reports_every_damaged_edit(
     drops stale versioned ones while answering ``applied: true``, as the user types. The
     daemon's check must never let the model read success for an edit that is not exactly in
     the buffer, and the user is told when edits landed wrong."""
-    turns = [
-        Turn(
-            tool_calls=[
-                ScriptToolCall(
-                    name="edit",
-                    arguments={"path": "race.py", "oldText": f'token{i}"', "newText": f'done{i}"'},
-                )
-            ]
-        )
-        for i in range(EDITS)
-    ]
-    n = launch(Script(turns=[*turns[:CONTROL_EDITS], Turn(text="All done.")]))
+    n = launch(Script(turns=[*RACE_EDITS[:CONTROL_EDITS], Turn(text="All done.")]))
     n.lua(STOCK, versioned)
     (n.root / "race.py").write_text("".join(f'v{i} = "token{i}"\n' for i in range(EDITS)))
     assert n.lua(OPEN, "race.py") == 1

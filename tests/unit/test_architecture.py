@@ -138,3 +138,25 @@ def test_only_the_acp_face_imports_the_acp_sdk() -> None:
         or module.startswith(("pi_lsp.protocol", "pi_lsp.server", "pi_lsp.bridge"))
     ]
     assert lsp_in_acp == []
+
+
+def _unmirrored_test_folders(tests: Path, package: Path) -> list[str]:
+    """Folders under ``tests`` that name no package of ``package``."""
+    folders = [p for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__"]
+    return sorted(f.name for f in folders if not (package / f.name / "__init__.py").is_file())
+
+
+def test_every_unit_test_folder_names_a_package() -> None:
+    # The unit tests mirror the package tree: tests/unit/<package>/test_<module>[_aspect].py
+    # tests pi_lsp/<package>/<module>.py, so a test is found from its module and back.
+    tests = Path(__file__).resolve().parent
+    assert any(p.is_dir() for p in tests.iterdir())
+    assert _unmirrored_test_folders(tests, PACKAGE) == []
+
+
+def test_the_mirror_check_sees_a_stray_folder(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "session").mkdir(parents=True)
+    (tmp_path / "pkg" / "session" / "__init__.py").touch()
+    (tmp_path / "tests" / "session").mkdir(parents=True)
+    (tmp_path / "tests" / "agent_loop").mkdir()
+    assert _unmirrored_test_folders(tmp_path / "tests", tmp_path / "pkg") == ["agent_loop"]

@@ -185,7 +185,7 @@ function settingsContributions() {
       for (const [sub, field] of Object.entries(node.properties)) {
         const full = `${key}.${sub}`;
         keys.push(full);
-        properties[`pi.${full}`] = contribution(field, explain(field, sub, `${section}:`));
+        properties[`pi.${full}`] = contribution(deref(schema, field), explain(field, sub, `${section}:`));
       }
     } else {
       keys.push(key);

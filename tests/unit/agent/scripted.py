@@ -10,10 +10,9 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from pi_lsp.devtools.builders import usage
+from pi_lsp.agent.loop import BeforeTool, LoopHooks, run_loop
+from pi_lsp.devtools.builders import usage, user
 from pi_lsp.tools.base import Tool, ToolInvocation, ToolParams, ToolResult
-
-USAGE = usage(100, 10)
 
 
 @dataclass
@@ -41,7 +40,7 @@ class ScriptedStream:
             "api": "openai-completions",
             "provider": "openai",
             "model": "scripted",
-            "usage": dict(USAGE),
+            "usage": usage(100, 10),
             "stopReason": "stop",
             "timestamp": 1,
         }
@@ -136,3 +135,22 @@ def kinds(events: list[dict[str, Any]]) -> list[str]:
 
 def tool_map(*tools: Tool[Any]) -> Mapping[str, Tool[Any]]:
     return {t.name: t for t in tools}
+
+
+async def run_checked(
+    script: Script, tools: Mapping[str, Tool[Any]], before_tool: BeforeTool
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """One prompt ("go") through the loop with ``before_tool`` checking every call: the
+    messages the run added and the events it emitted."""
+    events, emit = recorder()
+    hooks = LoopHooks(
+        stream=script,
+        tools=tools,
+        emit=emit,
+        steering=list,
+        follow_up=list,
+        before_tool=before_tool,
+    )
+    messages: list[dict[str, Any]] = []
+    await run_loop(messages, [user("go", ts=1)], hooks, asyncio.Event())
+    return messages, events

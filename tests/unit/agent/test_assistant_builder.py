@@ -6,19 +6,17 @@ from types import SimpleNamespace
 from typing import Any
 
 from pi_lsp.agent.assistant_builder import REDACTED_THINKING, AssistantBuilder
-from pi_lsp.agent.models import ModelInfo, ModelRef, TokenPrices
+from pi_lsp.agent.models import TokenPrices
 from pi_lsp.session.messages import AssistantMessage
+from tests.unit.agent.helpers import THINKING_THEN_TEXT, model_info
 
-CLAUDE = ModelInfo(
-    ref=ModelRef.parse("anthropic/claude-sonnet-4-5"),
+CLAUDE = model_info(
+    "anthropic/claude-sonnet-4-5",
     context_window=200000,
     context_window_source="litellm",
     max_output_tokens=64000,
     reasoning=True,
-    supports_xhigh=False,
-    supports_images=True,
     prices=TokenPrices(input=3e-6, output=15e-6, cache_read=3e-7, cache_write=3.75e-6),
-    known=True,
 )
 
 
@@ -59,17 +57,7 @@ def test_anthropic_thinking_signature_and_cache_usage() -> None:
         {"type": "thinking", "thinking": "Plan more", "thinkingSignature": "SIG"},
         {"type": "text", "text": "Answer"},
     ]
-    assert [e["type"] for e in events] == [
-        "start",
-        "thinking_start",
-        "thinking_delta",
-        "thinking_delta",
-        "thinking_end",
-        "text_start",
-        "text_delta",
-        "text_end",
-        "done",
-    ]
+    assert [e["type"] for e in events] == THINKING_THEN_TEXT
     assert {
         k: message["usage"][k]
         for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens")

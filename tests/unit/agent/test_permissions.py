@@ -6,11 +6,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.agent.loop import LoopHooks, run_loop
 from pi_lsp.agent.permissions import PermissionGate, PermissionRequest
 from pi_lsp.settings import PermissionSettings
 from pi_lsp.tools import create_tools
-from tests.unit.agent.scripted import Reply, Script, recorder
+from tests.unit.agent.scripted import Reply, Script, run_checked
 
 
 def gate(
@@ -60,18 +59,11 @@ async def test_allow_and_deny_policies_never_ask(tmp_path: Path) -> None:
 async def test_a_refused_call_becomes_an_error_result_and_the_run_goes_on(tmp_path: Path) -> None:
     g, _ = gate(tmp_path, ["deny"])
     script = Script(Reply(calls=[("bash", {"command": "touch hacked"})]), Reply("understood"))
-    _events, emit = recorder()
-    hooks = LoopHooks(
-        stream=script,
-        tools=create_tools(str(tmp_path)),
-        emit=emit,
-        steering=list,
-        follow_up=list,
-        before_tool=lambda name, cid, args: g.check(name, cid, args, str(tmp_path)),
+    messages, _events = await run_checked(
+        script,
+        create_tools(str(tmp_path)),
+        lambda name, cid, args: g.check(name, cid, args, str(tmp_path)),
     )
-    messages: list[dict[str, Any]] = []
-    user = {"role": "user", "content": [{"type": "text", "text": "go"}], "timestamp": 1}
-    await run_loop(messages, [user], hooks, asyncio.Event())
     result = messages[2]
     assert result["isError"] and "did not allow" in result["content"][0]["text"]
     assert not (tmp_path / "hacked").exists()

@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.agent.loop import LoopHooks, run_loop
 from pi_lsp.agent.permissions import PermissionGate, PermissionRequest
 from pi_lsp.settings import PermissionSettings
 from pi_lsp.tools import ToolError, ToolResult, create_tools, fs
 from pi_lsp.tools.fs import WriteCheck, expect_write, write_checked
-from tests.unit.agent.scripted import Reply, Script, recorder
+from tests.unit.agent.scripted import Reply, Script, run_checked
 
 
 class Harness:
@@ -241,18 +240,9 @@ async def test_a_nul_byte_in_a_path_is_a_tool_error_and_the_turn_goes_on(tmp_pat
         ),
         Reply("carried on"),
     )
-    events, emit = recorder()
-    hooks = LoopHooks(
-        stream=script,
-        tools=h.tools,
-        emit=emit,
-        steering=list,
-        follow_up=list,
-        before_tool=lambda name, cid, args: h.gate.check(name, cid, args, str(h.root)),
+    messages, events = await run_checked(
+        script, h.tools, lambda name, cid, args: h.gate.check(name, cid, args, str(h.root))
     )
-    messages: list[dict[str, Any]] = []
-    user = {"role": "user", "content": [{"type": "text", "text": "go"}], "timestamp": 1}
-    await run_loop(messages, [user], hooks, asyncio.Event())
     results = [m for m in messages if m["role"] == "toolResult"]
     assert len(results) == 3 and all(r["isError"] for r in results)
     assert all("NUL byte" in r["content"][0]["text"] for r in results)
@@ -267,18 +257,7 @@ async def test_a_failing_check_refuses_the_call_and_the_turn_goes_on(tmp_path: P
         raise ValueError("embedded null byte")
 
     script = Script(Reply(calls=[("bash", {"command": "touch x"})]), Reply("ok"))
-    _events, emit = recorder()
-    hooks = LoopHooks(
-        stream=script,
-        tools=create_tools(str(tmp_path)),
-        emit=emit,
-        steering=list,
-        follow_up=list,
-        before_tool=broken,
-    )
-    messages: list[dict[str, Any]] = []
-    user = {"role": "user", "content": [{"type": "text", "text": "go"}], "timestamp": 1}
-    await run_loop(messages, [user], hooks, asyncio.Event())
+    messages, _events = await run_checked(script, create_tools(str(tmp_path)), broken)
     assert "permission check failed" in messages[2]["content"][0]["text"]
     assert not (tmp_path / "x").exists()
     assert messages[-1]["content"][0]["text"] == "ok"

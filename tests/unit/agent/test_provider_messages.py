@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pi_lsp.agent.models import ModelInfo, ModelRef, TokenPrices
+from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.provider_messages import (
     IMAGE_ONLY_RESULT_TEXT,
     NO_RESULT_TEXT,
@@ -12,58 +12,17 @@ from pi_lsp.agent.provider_messages import (
     to_provider_messages,
     tool_definitions,
 )
+from pi_lsp.devtools.builders import assistant, call, text, tool_result
 from pi_lsp.session.convert import BRANCH_PREFIX, COMPACTION_PREFIX
-from pi_lsp.session.jsonl import JsonObject
+from tests.unit.agent.helpers import model_info
 
+GPT_4O = {"provider": "openai", "model": "gpt-4o", "api": "openai-completions"}
 PNG = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
 PNG_URL = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
 
 
 def model(ref: str = "openai/gpt-4o", *, images: bool = True) -> ModelInfo:
-    return ModelInfo(
-        ref=ModelRef.parse(ref),
-        context_window=128000,
-        context_window_source="setting",
-        max_output_tokens=16384,
-        reasoning=False,
-        supports_xhigh=False,
-        supports_images=images,
-        prices=TokenPrices(),
-        known=True,
-    )
-
-
-def assistant(*blocks: JsonObject, stop: str = "toolUse", ref: str = "openai/gpt-4o") -> JsonObject:
-    target = ModelRef.parse(ref)
-    return {
-        "role": "assistant",
-        "content": list(blocks),
-        "api": target.api,
-        "provider": target.provider,
-        "model": target.model_id,
-        "usage": {},
-        "stopReason": stop,
-        "timestamp": 2,
-    }
-
-
-def call(call_id: str, name: str = "read", **arguments: object) -> JsonObject:
-    return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
-
-
-def result(call_id: str, *blocks: JsonObject, name: str = "read") -> JsonObject:
-    return {
-        "role": "toolResult",
-        "toolCallId": call_id,
-        "toolName": name,
-        "content": list(blocks),
-        "isError": False,
-        "timestamp": 3,
-    }
-
-
-def text(value: str) -> JsonObject:
-    return {"type": "text", "text": value}
+    return model_info(ref, supports_images=images)
 
 
 def test_system_prompt_user_text_and_images() -> None:
@@ -91,13 +50,16 @@ def test_images_are_dropped_for_models_without_vision_and_empty_messages_skipped
 def test_assistant_text_tool_calls_and_results() -> None:
     messages = [
         assistant(
-            {"type": "thinking", "thinking": "hmm", "thinkingSignature": "reasoning_content"},
-            text("Reading."),
-            call("c1", path="a.py"),
-            call("c2", "bash", command="ls -la", timeout=5),
+            [
+                {"type": "thinking", "thinking": "hmm", "thinkingSignature": "reasoning_content"},
+                text("Reading."),
+                call("read", "c1", path="a.py"),
+                call("bash", "c2", command="ls -la", timeout=5),
+            ],
+            **GPT_4O,
         ),
-        result("c1", text("line 1"), text("line 2")),
-        result("c2", text("ok"), name="bash"),
+        tool_result([text("line 1"), text("line 2")], "c1"),
+        tool_result([text("ok")], "c2", "bash"),
     ]
     out = to_provider_messages(messages, model())
     assert out == [
@@ -127,15 +89,17 @@ def test_assistant_text_tool_calls_and_results() -> None:
 
 
 def test_several_text_blocks_stay_separate_parts() -> None:
-    out = to_provider_messages([assistant(text("one"), text("two"), stop="stop")], model())
+    out = to_provider_messages(
+        [assistant([text("one"), text("two")], stop="stop", **GPT_4O)], model()
+    )
     assert out == [{"role": "assistant", "content": [text("one"), text("two")]}]
 
 
 def test_tool_result_images_follow_the_run_of_tool_messages() -> None:
     messages = [
-        assistant(call("c1"), call("c2")),
-        result("c1", PNG),
-        result("c2", text("described"), PNG),
+        assistant([call("read", "c1"), call("read", "c2")], **GPT_4O),
+        tool_result([PNG], "c1"),
+        tool_result([text("described"), PNG], "c2"),
         {"role": "user", "content": "next", "timestamp": 4},
     ]
     out = to_provider_messages(messages, model())
@@ -147,20 +111,22 @@ def test_tool_result_images_follow_the_run_of_tool_messages() -> None:
 
 
 def test_tool_result_images_without_vision_leave_only_the_text() -> None:
-    out = to_provider_messages([assistant(call("c1")), result("c1", PNG)], model(images=False))
+    out = to_provider_messages(
+        [assistant([call("read", "c1")], **GPT_4O), tool_result([PNG], "c1")], model(images=False)
+    )
     assert out[1:] == [{"role": "tool", "tool_call_id": "c1", "content": IMAGE_ONLY_RESULT_TEXT}]
 
 
 def test_aborted_tool_calls_get_error_results_and_failed_replies_are_dropped() -> None:
     messages = [
         {"role": "user", "content": "go", "timestamp": 1},
-        assistant(text("Running both."), call("c1"), call("c2", "bash")),
-        result("c1", text("done")),
+        assistant([text("Running both."), call("read", "c1"), call("bash", "c2")], **GPT_4O),
+        tool_result([text("done")], "c1"),
         # c2 never got a result (the turn was aborted while it ran)
         {"role": "user", "content": "what happened?", "timestamp": 5},
-        assistant(text("partial"), call("c3"), stop="aborted"),
-        assistant(stop="error"),
-        assistant(call("c4")),
+        assistant([text("partial"), call("read", "c3")], stop="aborted", **GPT_4O),
+        assistant([], stop="error", **GPT_4O),
+        assistant([call("read", "c4")], **GPT_4O),
     ]
     out = to_provider_messages(messages, model())
     assert [(m["role"], m.get("tool_call_id")) for m in out] == [
@@ -178,7 +144,7 @@ def test_aborted_tool_calls_get_error_results_and_failed_replies_are_dropped() -
 
 
 def test_empty_assistant_reply_is_skipped() -> None:
-    assert to_provider_messages([assistant(stop="stop")], model()) == []
+    assert to_provider_messages([assistant([], stop="stop", **GPT_4O)], model()) == []
 
 
 def test_summaries_custom_and_bash_messages_become_user_messages() -> None:
@@ -234,18 +200,20 @@ def test_block_images_replaces_them_with_a_note() -> None:
 def test_anthropic_same_model_gets_signed_thinking_blocks_and_valid_ids() -> None:
     target = model("anthropic/claude-sonnet-4-5")
     reply = assistant(
-        {"type": "thinking", "thinking": "plan", "thinkingSignature": "sig=="},
-        {
-            "type": "thinking",
-            "thinking": "[Reasoning redacted]",
-            "thinkingSignature": "ENC",
-            "redacted": True,
-        },
-        {"type": "thinking", "thinking": "unsigned"},
-        call("call|abc/1"),
-        ref="anthropic/claude-sonnet-4-5",
+        [
+            {"type": "thinking", "thinking": "plan", "thinkingSignature": "sig=="},
+            {
+                "type": "thinking",
+                "thinking": "[Reasoning redacted]",
+                "thinkingSignature": "ENC",
+                "redacted": True,
+            },
+            {"type": "thinking", "thinking": "unsigned"},
+            call("read", "call|abc/1"),
+        ],
+        model="claude-sonnet-4-5",
     )
-    out = to_provider_messages([reply, result("call|abc/1", text("ok"))], target)
+    out = to_provider_messages([reply, tool_result([text("ok")], "call|abc/1")], target)
     assert out[0]["thinking_blocks"] == [
         {"type": "thinking", "thinking": "plan", "signature": "sig=="},
         {"type": "redacted_thinking", "data": "ENC"},
@@ -258,10 +226,9 @@ def test_anthropic_same_model_gets_signed_thinking_blocks_and_valid_ids() -> Non
 def test_thinking_from_another_model_is_not_replayed() -> None:
     target = model("anthropic/claude-sonnet-4-5")
     reply = assistant(
-        {"type": "thinking", "thinking": "plan", "thinkingSignature": "sig=="},
-        text("hi"),
+        [{"type": "thinking", "thinking": "plan", "thinkingSignature": "sig=="}, text("hi")],
         stop="stop",
-        ref="anthropic/claude-opus-4-5",
+        model="claude-opus-4-5",
     )
     assert to_provider_messages([reply], target) == [{"role": "assistant", "content": "hi"}]
 
@@ -278,12 +245,12 @@ def test_tool_definitions_from_triples() -> None:
 
 def test_results_that_answer_no_call_are_dropped() -> None:
     messages = [
-        assistant(text("partial"), call("c1"), stop="aborted"),
-        result("c1", text("ran anyway")),  # its reply is not sent, so neither is this
+        assistant([text("partial"), call("read", "c1")], stop="aborted", **GPT_4O),
+        tool_result([text("ran anyway")], "c1"),  # its reply is not sent, so neither is this
         {"role": "user", "content": "again", "timestamp": 4},
-        assistant(call("c2")),
-        result("c2", text("first")),
-        result("c2", text("duplicate")),
+        assistant([call("read", "c2")], **GPT_4O),
+        tool_result([text("first")], "c2"),
+        tool_result([text("duplicate")], "c2"),
     ]
     out = to_provider_messages(messages, model())
     assert [(m["role"], m.get("content")) for m in out] == [

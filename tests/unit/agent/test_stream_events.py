@@ -9,11 +9,12 @@ import pytest
 
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.stream import AssistantStream, stream_assistant
+from pi_lsp.devtools.builders import tool_turn
 from pi_lsp.devtools.fake_script import ScriptToolCall, ScriptUsage, Turn
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage
 from tests.unit.agent.conftest import PRICES, MakeFake
-from tests.unit.agent.helpers import request
+from tests.unit.agent.helpers import THINKING_THEN_TEXT, request
 
 
 async def collect(stream: AssistantStream) -> list[JsonObject]:
@@ -65,17 +66,7 @@ async def test_text_reply_events_and_growing_partial(
 async def test_thinking_then_text(make_fake: MakeFake, plain_model: ModelInfo) -> None:
     fake = make_fake([Turn(reasoning="Let me think.", text="Answer.", chunk_size=8)])
     events = await collect(stream_assistant(request(plain_model, fake)))
-    assert types(events) == [
-        "start",
-        "thinking_start",
-        "thinking_delta",
-        "thinking_delta",
-        "thinking_end",
-        "text_start",
-        "text_delta",
-        "text_end",
-        "done",
-    ]
+    assert types(events) == THINKING_THEN_TEXT
     assert [e["contentIndex"] for e in events[1:8]] == [0, 0, 0, 0, 1, 1, 1]
     assert events[4]["content"] == "Let me think."
     final = events[-1]["message"]
@@ -172,8 +163,8 @@ async def test_unknown_model_costs_nothing(make_fake: MakeFake, plain_model: Mod
     [
         (Turn(text="done"), "stop"),
         (Turn(text="cut off", finish_reason="length"), "length"),
-        (Turn(tool_calls=[ScriptToolCall(name="ls")]), "toolUse"),
-        (Turn(tool_calls=[ScriptToolCall(name="ls")], finish_reason="stop"), "toolUse"),
+        (tool_turn("ls", {}), "toolUse"),
+        (tool_turn("ls", {}, finish_reason="stop"), "toolUse"),
     ],
 )
 async def test_stop_reason_mapping(

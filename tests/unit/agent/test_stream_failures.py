@@ -14,7 +14,7 @@ from pi_lsp.agent.llm import (
     is_retryable_message,
 )
 from pi_lsp.agent.models import ModelInfo
-from pi_lsp.agent.stream import Endpoint, ModelRequest, stream_assistant
+from pi_lsp.agent.stream import AssistantStream, Endpoint, ModelRequest, stream_assistant
 from pi_lsp.devtools.fake_script import ScriptError, Turn
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage
@@ -24,6 +24,20 @@ from tests.unit.agent.helpers import request, user
 
 async def events_of(stream: object) -> list[JsonObject]:
     return [event async for event in stream]  # type: ignore[attr-defined]
+
+
+async def consuming_until_text(stream: AssistantStream) -> asyncio.Task[None]:
+    """A task reading ``stream`` to its end, returned once the first text delta arrived."""
+    started = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in stream:
+            if event["type"] == "text_delta":
+                started.set()
+
+    task = asyncio.ensure_future(consume())
+    await started.wait()
+    return task
 
 
 async def test_rate_limit_is_an_error_message_with_retry_delay(
@@ -149,15 +163,7 @@ async def test_task_cancellation_finalises_as_aborted_and_propagates(
 ) -> None:
     fake = make_fake([Turn(text="Hanging reply", hang_after=2)])
     stream = stream_assistant(request(plain_model, fake))
-    first_text = asyncio.Event()
-
-    async def consume() -> None:
-        async for event in stream:
-            if event["type"] == "text_delta":
-                first_text.set()
-
-    task = asyncio.ensure_future(consume())
-    await first_text.wait()
+    task = await consuming_until_text(stream)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -205,15 +211,7 @@ async def test_outer_cancellation_wins_over_a_pending_abort(
     fake = make_fake([Turn(text="Hanging reply", hang_after=2)])
     abort = asyncio.Event()
     stream = stream_assistant(request(plain_model, fake, abort=abort))
-    started = asyncio.Event()
-
-    async def consume() -> None:
-        async for event in stream:
-            if event["type"] == "text_delta":
-                started.set()
-
-    task = asyncio.ensure_future(consume())
-    await started.wait()
+    task = await consuming_until_text(stream)
     await asyncio.sleep(0.01)  # let the consumer block on the next read
     abort.set()
     task.cancel()

@@ -9,30 +9,10 @@ from lsprotocol import converters
 from lsprotocol import types as T
 
 from pi_lsp.bridge.pygls_bridge import EditorCapabilities, apply_edit_params
+from pi_lsp.devtools.builders import NEOVIM_CAPABILITIES as NEOVIM
+from pi_lsp.devtools.builders import VSCODE_CAPABILITIES as VSCODE
 from pi_lsp.edits import CreateFile, Edit, TextChange, WorkspaceChange
 
-# The workspace-edit part of what the clients send (VS Code 1.9x; Neovim 0.11.4 as printed by
-# vim.lsp.protocol.make_client_capabilities()).
-VSCODE: dict[str, Any] = {
-    "workspace": {
-        "applyEdit": True,
-        "workspaceEdit": {
-            "documentChanges": True,
-            "resourceOperations": ["create", "rename", "delete"],
-            "failureHandling": "textOnlyTransactional",
-            "normalizesLineEndings": True,
-            "changeAnnotationSupport": {"groupsOnLabel": True},
-        },
-    },
-    "general": {"positionEncodings": ["utf-16"]},
-}
-NEOVIM: dict[str, Any] = {
-    "workspace": {
-        "applyEdit": True,
-        "workspaceEdit": {"resourceOperations": ["rename", "create", "delete"]},
-    },
-    "general": {"positionEncodings": ["utf-8", "utf-16", "utf-32"]},
-}
 CONVERTER = converters.get_converter()
 
 CHANGE = WorkspaceChange(

@@ -1,37 +1,18 @@
-"""Builders for compaction tests: messages, sessions, and a recording SummaryModel double."""
+"""Compaction test helpers: an in-memory session, a turn, and a recording SummaryModel double."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from pi_lsp.compaction import SummaryRequest
-from pi_lsp.devtools import builders
-from pi_lsp.devtools.builders import USAGE, Clock, assistant, call, counting_uuids, user
+from pi_lsp.devtools.builders import assistant, fresh_store, user
 from pi_lsp.session import SessionStore
-
-__all__ = [
-    "USAGE",
-    "Clock",
-    "RecordingModel",
-    "add_turn",
-    "assistant",
-    "call",
-    "counting_uuids",
-    "memory_store",
-    "tool_result",
-    "user",
-]
-
-
-def tool_result(text: str, call_id: str = "c1", name: str = "read") -> dict[str, Any]:
-    return builders.tool_result(call_id, text, name)
 
 
 def memory_store() -> SessionStore:
-    return SessionStore.in_memory("/work/project", clock=Clock(), uuids=counting_uuids())
+    return fresh_store("/work/project")
 
 
 def add_turn(store: SessionStore, prompt: str, reply: str = "done", *, words: int = 0) -> str:

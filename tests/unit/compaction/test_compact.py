@@ -19,26 +19,21 @@ from pi_lsp.compaction import (
     compact,
 )
 from pi_lsp.compaction.summarize import TURN_PREFIX_INSTRUCTIONS
-from pi_lsp.session import SessionStore
-from tests.unit.compaction.helpers import (
-    Clock,
-    RecordingModel,
-    add_turn,
+from pi_lsp.devtools.builders import (
     assistant,
     call,
-    counting_uuids,
-    memory_store,
+    fresh_store,
     tool_result,
     user,
 )
+from pi_lsp.session import SessionStore
+from tests.unit.compaction.helpers import RecordingModel, add_turn, memory_store
 
 KEEP = CompactionSettings(keep_recent_tokens=60)
 
 
 def file_store(tmp_path: Path, turns: int = 6) -> SessionStore:
-    store = SessionStore.create(
-        "/work/project", directory=tmp_path, clock=Clock(), uuids=counting_uuids()
-    )
+    store = fresh_store("/work/project", tmp_path)
     for n in range(turns):
         add_turn(store, f"task {n}", f"done {n}", words=20)
     return store

@@ -18,17 +18,15 @@ from pi_lsp.compaction import (
     prepare_branch_entries,
 )
 from pi_lsp.compaction.summarize import BRANCH_INSTRUCTIONS, BRANCH_PREAMBLE, SYSTEM_PROMPT
-from pi_lsp.session import EntryNotFoundError, SessionStore
-from tests.unit.compaction.helpers import (
-    Clock,
-    RecordingModel,
+from pi_lsp.devtools.builders import (
     assistant,
     call,
-    counting_uuids,
-    memory_store,
+    fresh_store,
     tool_result,
     user,
 )
+from pi_lsp.session import EntryNotFoundError, SessionStore
+from tests.unit.compaction.helpers import RecordingModel, memory_store
 
 
 def forked() -> tuple[SessionStore, dict[str, str]]:
@@ -131,7 +129,7 @@ async def test_other_targets_become_the_leaf_with_an_optional_label() -> None:
 
 
 async def test_summary_hangs_under_the_new_leaf(tmp_path: Path) -> None:
-    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    store = fresh_store("/p", tmp_path)
     q1 = store.append_message(user("question one"))
     a1 = store.append_message(assistant("answer one"))
     store.append_message(user("explore an idea"))

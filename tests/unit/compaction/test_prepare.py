@@ -12,9 +12,10 @@ from pi_lsp.compaction import (
     plan_compaction,
     prepare_compaction,
 )
+from pi_lsp.devtools.builders import assistant, call, tool_result, user
 from pi_lsp.session import SessionStore
 from pi_lsp.session.projection import entry_messages
-from tests.unit.compaction.helpers import assistant, call, memory_store, tool_result, user
+from tests.unit.compaction.helpers import memory_store
 
 HUNDRED = "x" * 400  # 100 tokens at chars/4
 KEEP_300 = CompactionSettings(keep_recent_tokens=300)

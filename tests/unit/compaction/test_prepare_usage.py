@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from pi_lsp.compaction import TokenCounter, context_usage, usage_known
-from tests.unit.compaction.helpers import assistant, memory_store, user
+from pi_lsp.devtools.builders import assistant, user
+from tests.unit.compaction.helpers import memory_store
 
 
 def zero_usage(text: str) -> dict[str, Any]:

@@ -19,15 +19,9 @@ from pi_lsp.compaction.summarize import (
     UPDATE_INSTRUCTIONS,
     summarize_compaction,
 )
+from pi_lsp.devtools.builders import assistant, call, tool_result, user
 from pi_lsp.session import SessionStore
-from tests.unit.compaction.helpers import (
-    RecordingModel,
-    assistant,
-    call,
-    memory_store,
-    tool_result,
-    user,
-)
+from tests.unit.compaction.helpers import RecordingModel, memory_store
 
 HUNDRED = "x" * 400
 

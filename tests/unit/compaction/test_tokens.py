@@ -15,7 +15,8 @@ from pi_lsp.compaction import (
     should_compact,
 )
 from pi_lsp.compaction.tokens import assistant_usage
-from tests.unit.compaction.helpers import add_turn, assistant, call, memory_store, tool_result, user
+from pi_lsp.devtools.builders import assistant, call, tool_result, user
+from tests.unit.compaction.helpers import add_turn, memory_store
 
 IMAGE = {"type": "image", "data": "AAAA", "mimeType": "image/png"}
 

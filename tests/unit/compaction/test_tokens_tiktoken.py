@@ -12,7 +12,7 @@ import pytest
 
 from pi_lsp.compaction import CHARS4, TiktokenEstimator, estimator_for
 from pi_lsp.compaction.tokens import bundled_bpe_dir, encoding_name_for_model
-from tests.unit.compaction.helpers import assistant, call, tool_result, user
+from pi_lsp.devtools.builders import assistant, call, tool_result, user
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pi_lsp.compaction import serialize_conversation, serialize_messages
 from pi_lsp.compaction.transcript import js_number, js_stringify, truncate_for_summary, utf16_prefix
-from tests.unit.compaction.helpers import assistant, call, tool_result, user
+from pi_lsp.devtools.builders import assistant, call, tool_result, user
 
 
 def test_a_5000_character_tool_result_keeps_2000_and_says_how_much_was_cut() -> None:

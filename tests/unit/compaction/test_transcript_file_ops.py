@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pi_lsp.compaction import FileOps, format_file_operations
-from tests.unit.compaction.helpers import assistant, call, tool_result, user
+from pi_lsp.devtools.builders import assistant, call, tool_result, user
 
 
 def test_only_read_write_edit_with_a_string_path_count() -> None:

@@ -13,10 +13,10 @@ import pytest
 
 from pi_lsp.cli import main
 from pi_lsp.daemon.concurrency import SessionBusyError, TurnLock
+from pi_lsp.devtools.builders import assistant, user
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, Turn
 from pi_lsp.session import SessionStore
-from tests.unit.session.helpers import assistant, user
 
 ROOT = Path(__file__).resolve().parents[3]
 

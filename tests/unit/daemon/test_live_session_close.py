@@ -16,8 +16,8 @@ from pi_lsp.compaction.models import CompactionDetails, CompactionResult
 from pi_lsp.daemon.concurrency import SessionBusyError, TurnLock
 from pi_lsp.daemon.live_session import LiveSession
 from pi_lsp.daemon.workspaces import Workspaces
+from pi_lsp.devtools.builders import assistant, user
 from pi_lsp.session import SessionFileError, SessionStore
-from tests.unit.session.helpers import assistant, user
 
 
 class SlowSummary:

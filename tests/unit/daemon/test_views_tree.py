@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from pi_lsp.daemon.views import TreeView
+from pi_lsp.devtools.builders import assistant, fresh_store, user
 from pi_lsp.session import SessionStore
 from tests.conftest import CONFORMANCE_DIR
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 
 def check(view: TreeView, store: SessionStore) -> dict[str, Any]:
@@ -50,7 +50,7 @@ def test_matches_the_store_on_corpus_sessions(name: str) -> None:
 
 
 def test_follows_appends_branches_and_labels_and_caches(tmp_path: Path) -> None:
-    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    store = fresh_store("/p", tmp_path)
     view = TreeView(store)
     first = store.append_message(user("q"))
     store.append_message(assistant("a"))
@@ -72,7 +72,7 @@ def test_follows_appends_branches_and_labels_and_caches(tmp_path: Path) -> None:
 
 
 def test_label_and_context_edit_nodes_name_their_target(tmp_path: Path) -> None:
-    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
+    store = fresh_store("/p", tmp_path)
     view = TreeView(store)
     first = store.append_message(user("q"))
     answer = store.append_message(assistant("a"))

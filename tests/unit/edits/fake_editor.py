@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pi_lsp.edits import (
     ApplyOutcome,
@@ -59,6 +60,14 @@ class FakeEditor:
         """The user opens ``path`` with ``text`` (didOpen delivered)."""
         uri = path_to_uri(path)
         self.buffers[path] = Buffer(uri, text, version, OpenDocument(uri, text, version))
+
+    def open_file(
+        self, file: Path, saved: str, unsaved: str | None = None, version: int = 1
+    ) -> str:
+        """Write ``saved`` to ``file`` and open it, its buffer holding ``unsaved`` if given."""
+        file.write_text(saved, newline="")
+        self.open(str(file), saved if unsaved is None else unsaved, version)
+        return str(file)
 
     def type(self, path: str, text: str, *, deliver: bool = True) -> None:
         """The user changes the buffer; the didChange reaches the server now or on ``deliver``."""

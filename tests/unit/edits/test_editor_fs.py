@@ -23,11 +23,6 @@ UNSAVED = "alpha = 1\nbeta = 2\ngamma = 3\n"
 
 
 @pytest.fixture
-def editor() -> FakeEditor:
-    return FakeEditor()
-
-
-@pytest.fixture
 def fs(editor: FakeEditor) -> EditorFileSystem:
     return EditorFileSystem(editor)
 
@@ -35,10 +30,7 @@ def fs(editor: FakeEditor) -> EditorFileSystem:
 @pytest.fixture
 def path(tmp_path: Path, editor: FakeEditor) -> str:
     """A saved file whose editor buffer holds an unsaved third line."""
-    file = tmp_path / "mod.py"
-    file.write_text(SAVED)
-    editor.open(str(file), UNSAVED, version=4)
-    return str(file)
+    return editor.open_file(tmp_path / "mod.py", SAVED, UNSAVED, version=4)
 
 
 def only_change(editor: FakeEditor) -> TextChange:

@@ -7,44 +7,22 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.devtools.builders import Clock
 from pi_lsp.edits import EditorFileSystem, TextChange, tool_scope
 from pi_lsp.tools import ToolError
 from tests.unit.edits.fake_editor import FakeEditor
 
 
-class FakeClock:
-    """Monotonic seconds that move only when told to (or by ``step`` on every reading)."""
-
-    def __init__(self, step: float = 0.0) -> None:
-        self.now = 100.0
-        self.step = step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
-
-
-@pytest.fixture
-def editor() -> FakeEditor:
-    return FakeEditor()
-
-
 @pytest.fixture
 def clean(tmp_path: Path, editor: FakeEditor) -> str:
     """A file open in the editor without unsaved changes."""
-    file = tmp_path / "clean.txt"
-    file.write_text("one\n")
-    editor.open(str(file), "one\n")
-    return str(file)
+    return editor.open_file(tmp_path / "clean.txt", "one\n")
 
 
 @pytest.fixture
 def dirty(tmp_path: Path, editor: FakeEditor) -> str:
     """A file open in the editor with unsaved changes."""
-    file = tmp_path / "dirty.txt"
-    file.write_text("saved\n")
-    editor.open(str(file), "unsaved\n")
-    return str(file)
+    return editor.open_file(tmp_path / "dirty.txt", "saved\n", "unsaved\n")
 
 
 async def test_edit_mode_disk_writes_files_with_clean_buffers_to_disk(
@@ -118,7 +96,7 @@ async def test_an_edit_never_reported_back_stops_hiding_the_buffer(
     editor: FakeEditor, clean: str
 ) -> None:
     editor.deliver_changes = False
-    clock = FakeClock()
+    clock = Clock(100.0, step=0.0)
     fs = EditorFileSystem(editor, settle_timeout=5.0, clock=clock)
     await fs.write_text(clean, "two\n")
     clock.now += 4.0
@@ -146,7 +124,7 @@ async def test_a_write_after_an_edit_never_reported_back_is_refused(
     editor: FakeEditor, clean: str
 ) -> None:
     editor.deliver_changes = False
-    fs = EditorFileSystem(editor, settle_timeout=5.0, clock=FakeClock(step=1.0))
+    fs = EditorFileSystem(editor, settle_timeout=5.0, clock=Clock(100.0, step=1.0))
     await fs.write_text(clean, "two\n")
     with pytest.raises(ToolError, match="did not report the result of the previous change"):
         await fs.write_text(clean, "three\n")

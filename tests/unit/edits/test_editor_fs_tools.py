@@ -15,14 +15,8 @@ UNSAVED = "def greet(name):\r\n    return 'hi 😀 ' + name\r\n\r\nprint(greet('
 
 
 @pytest.fixture
-def editor() -> FakeEditor:
-    return FakeEditor()
-
-
-@pytest.fixture
 def workspace(tmp_path: Path, editor: FakeEditor) -> Path:
-    (tmp_path / "greet.py").write_text(SAVED, newline="")
-    editor.open(str(tmp_path / "greet.py"), UNSAVED, version=7)
+    editor.open_file(tmp_path / "greet.py", SAVED, UNSAVED, version=7)
     return tmp_path
 
 

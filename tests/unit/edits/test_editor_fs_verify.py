@@ -12,17 +12,15 @@ from pi_lsp.tools import ToolError
 from tests.unit.edits.fake_editor import FakeEditor
 
 
-@pytest.fixture
-def editor() -> FakeEditor:
-    return FakeEditor(watch=True)
+@pytest.fixture(autouse=True)
+def watching(editor: FakeEditor) -> None:
+    """This editor offers ``watch_text``."""
+    editor.watch = True
 
 
 @pytest.fixture
 def path(tmp_path: Path, editor: FakeEditor) -> str:
-    file = tmp_path / "calc.py"
-    file.write_text("def add(a, b):\n    return abs(a) + b\n")
-    editor.open(str(file), "def add(a, b):\n    return abs(a) + b\n")
-    return str(file)
+    return editor.open_file(tmp_path / "calc.py", "def add(a, b):\n    return abs(a) + b\n")
 
 
 async def test_an_edit_reported_back_as_computed_succeeds(editor: FakeEditor, path: str) -> None:

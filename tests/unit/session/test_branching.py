@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, fresh_store, user
 from pi_lsp.session import SessionFileError, SessionStore
 from pi_lsp.session.branching import branched_session, continue_recent, fork_from
 from tests.conftest import CONFORMANCE_DIR
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 SESSIONS = CONFORMANCE_DIR / "sessions"
 
@@ -73,9 +73,7 @@ def test_branched_session_matches_pi_except_the_d2_relink(
 def test_branched_session_without_conversation_is_written_with_the_first_message(
     tmp_path: Path,
 ) -> None:
-    src = SessionStore.create(
-        "/p", directory=tmp_path / "src", clock=Clock(), uuids=counting_uuids()
-    )
+    src = fresh_store("/p", tmp_path / "src")
     setup = src.append_model_change("openai", "m")
     src.append_message(user("q"))
     new = branched_session(src, setup, directory=tmp_path, clock=Clock(), uuids=counting_uuids())
@@ -122,7 +120,7 @@ async def test_a_daemon_fork_records_the_path_the_session_was_opened_by(tmp_path
     from pi_lsp.daemon.workspaces import Workspaces
 
     real = tmp_path / "real"
-    source = SessionStore.create("/p", directory=real, clock=Clock(), uuids=counting_uuids())
+    source = fresh_store("/p", real)
     source.append_message(user("q"))
     answer = source.append_message(assistant("a"))
     assert source.path is not None
@@ -158,12 +156,8 @@ def test_fork_from_refuses_missing_or_invalid(tmp_path: Path) -> None:
 
 def test_continue_recent_picks_newest_valid_session(tmp_path: Path) -> None:
     assert not continue_recent("/p", directory=tmp_path).persisted
-    older = SessionStore.create("/p", directory=tmp_path, clock=Clock(1e9), uuids=counting_uuids())
-    older.append_message(user("old"))
-    older.append_message(assistant())
-    newer = SessionStore.create("/p", directory=tmp_path, clock=Clock(2e9), uuids=counting_uuids())
-    newer.append_message(user("new"))
-    newer.append_message(assistant())
+    older = fresh_store("/p", tmp_path, start=1e9, turns=[("old", "ok")])
+    newer = fresh_store("/p", tmp_path, start=2e9, turns=[("new", "ok")])
     assert older.path is not None and newer.path is not None
     (tmp_path / "junk.jsonl").write_text("garbage\n")
     (tmp_path / "notes.txt").write_text("x")

@@ -22,7 +22,7 @@ from pi_lsp.daemon.workspaces import Workspaces
 from pi_lsp.session import listing as listing_module
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import session_dir
-from tests.unit.session.test_listing_and_cli import make_session
+from tests.unit.session.test_listing_cli import make_session
 
 ROOT = Path(__file__).resolve().parents[3]
 HEADER = (

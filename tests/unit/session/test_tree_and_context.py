@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import pytest
 
+from pi_lsp.devtools.builders import (
+    assistant,
+    call,
+    fresh_store,
+    tool_result,
+    user,
+)
 from pi_lsp.session import EntryNotFoundError, SessionStore, build_context
 from pi_lsp.session.convert import convert_to_llm
 from pi_lsp.session.tree import path_to_root
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, tool_result, user
 
 
 def store() -> SessionStore:
-    return SessionStore.in_memory("/proj", clock=Clock(), uuids=counting_uuids())
+    return fresh_store("/proj")
 
 
 def roles(s: SessionStore, leaf: str | None = None) -> list[str]:
@@ -202,9 +208,8 @@ def test_tree_sorts_children_by_timestamp_and_lists_orphans_as_roots() -> None:
 def test_context_follows_current_branch_only_and_tool_results_pass_through() -> None:
     s = store()
     s.append_message(user("read it"))
-    call = {"id": "c1", "name": "read", "arguments": {"path": "a.py"}}
-    s.append_message(assistant("", tool_calls=[call], stop="toolUse"))
-    s.append_message(tool_result("c1", "contents"))
+    s.append_message(assistant("", calls=[call("read", path="a.py")], stop="toolUse"))
+    s.append_message(tool_result("contents", "c1"))
     s.append_message(assistant("done"))
     assert roles(s) == ["user", "assistant", "toolResult", "assistant"]
     assert build_context(s.branch_path()).messages == s.context().messages
@@ -218,7 +223,7 @@ def test_unknown_leaf_is_an_error_for_the_store() -> None:
 
 
 def test_invalid_messages_are_refused_before_anything_is_written() -> None:
-    from pi_lsp.session.validate import InvalidMessageError
+    from pi_lsp.session.appends import InvalidMessageError
 
     s = store()
     with pytest.raises(InvalidMessageError, match="timestamp"):

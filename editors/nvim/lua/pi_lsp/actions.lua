@@ -82,6 +82,15 @@ function M.abort()
   end)
 end
 
+--- A callback for when the chat shows the new leaf: the text (a resent message) goes to the input.
+local function with_input(text)
+  return function()
+    if text then
+      M.set_input(text)
+    end
+  end
+end
+
 --- Branch at an entry (pi's /tree navigation); `opts.summarize`, `opts.focus`.
 function M.branch(entry, opts)
   if not entry then
@@ -89,11 +98,7 @@ function M.branch(entry, opts)
   end
   opts = opts or {}
   call("pi/session/branch", { entryId = entry, summarize = opts.summarize or nil, focus = opts.focus }, function(result)
-    chat().load(function()
-      if result.editorText then
-        M.set_input(result.editorText)
-      end
-    end)
+    chat().load(with_input(result.editorText))
     refresh_tree()
   end)
 end
@@ -145,26 +150,27 @@ function M.fork(entry)
     return fail("nothing to fork")
   end
   call("pi/session/fork", { entryId = entry }, function(result)
-    chat().show(result.session, function()
-      if result.editorText then
-        M.set_input(result.editorText)
-      end
-    end)
+    chat().show(result.session, with_input(result.editorText))
     refresh_tree()
   end)
 end
 
-function M.new()
-  client.request("pi/session/new", {}, function(err, result)
+--- Ask for a session (`pi/session/new` or `pi/session/open`) and show it in the open chat.
+local function show_session(method, params)
+  client.request(method, params, function(err, session)
     if err then
       return fail(err)
     end
-    chat().show(result)
+    chat().show(session)
     if not chat().is_open() then
       chat().open()
     end
     refresh_tree()
   end)
+end
+
+function M.new()
+  show_session("pi/session/new", {})
 end
 
 --- One picker line for a session: name, time, first message.
@@ -188,16 +194,7 @@ function M.sessions()
       if not info then
         return
       end
-      client.request("pi/session/open", { path = info.path }, function(e, session)
-        if e then
-          return fail(e)
-        end
-        chat().show(session)
-        if not chat().is_open() then
-          chat().open()
-        end
-        refresh_tree()
-      end)
+      show_session("pi/session/open", { path = info.path })
     end)
   end)
 end

@@ -64,6 +64,11 @@
 ---@field entry pi_lsp.TreeNode
 ---@field external boolean
 
+---@class pi_lsp.ForeignEntries Another program appended to the session file while this daemon ran a turn. The pi CLI takes no lock, so it may write during a turn here. Its entries are in the tree (each was also sent as ``entry_appended`` with ``external: true``), but this turn's entries and the leaf stayed on this daemon's own chain: the two turns are sibling branches, and ``leafId`` is still this daemon's. Sent once, before the turn's ``agent_end``.
+---@field type "foreign_entries"
+---@field entryIds string[]
+---@field leafId? string
+
 ---@class pi_lsp.MessageEnd A message is complete; it has been written to the session file when this is emitted.
 ---@field type "message_end"
 ---@field message table<string, any>
@@ -154,7 +159,7 @@
 ---@class pi_lsp.PiEvent ``pi/event``: one event of a session, numbered without gaps from 1.
 ---@field sessionId string
 ---@field seq integer
----@field event pi_lsp.AgentStart|pi_lsp.AgentEnd|pi_lsp.TurnStart|pi_lsp.TurnEnd|pi_lsp.MessageStart|pi_lsp.MessageUpdateOut|pi_lsp.MessageEnd|pi_lsp.ToolExecutionStart|pi_lsp.ToolExecutionUpdate|pi_lsp.ToolExecutionEnd|pi_lsp.AutoCompactionStart|pi_lsp.AutoCompactionEnd|pi_lsp.AutoRetryStart|pi_lsp.AutoRetryEnd|pi_lsp.EntryAppended|pi_lsp.StateChanged|pi_lsp.CompactionStart|pi_lsp.CompactionEnd|pi_lsp.TurnError
+---@field event pi_lsp.AgentStart|pi_lsp.AgentEnd|pi_lsp.TurnStart|pi_lsp.TurnEnd|pi_lsp.MessageStart|pi_lsp.MessageUpdateOut|pi_lsp.MessageEnd|pi_lsp.ToolExecutionStart|pi_lsp.ToolExecutionUpdate|pi_lsp.ToolExecutionEnd|pi_lsp.AutoCompactionStart|pi_lsp.AutoCompactionEnd|pi_lsp.AutoRetryStart|pi_lsp.AutoRetryEnd|pi_lsp.EntryAppended|pi_lsp.ForeignEntries|pi_lsp.StateChanged|pi_lsp.CompactionStart|pi_lsp.CompactionEnd|pi_lsp.TurnError
 
 ---@class pi_lsp.PiModelsListParams Which workspace folder; the first one when omitted.
 ---@field folder? string

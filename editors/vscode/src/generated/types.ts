@@ -598,7 +598,7 @@ export interface EventNotification {
         | AutoRetryStart
         | AutoRetryEnd
       )
-    | (EntryAppended | StateChanged | CompactionStart | CompactionEnd | TurnError);
+    | (EntryAppended | ForeignEntries | StateChanged | CompactionStart | CompactionEnd | TurnError);
   [k: string]: unknown | undefined;
 }
 /**
@@ -648,6 +648,23 @@ export interface TreeNode {
   onActivePath: boolean;
   targetId: string | null;
   targetLabel: string | null;
+  [k: string]: unknown | undefined;
+}
+/**
+ * Another program appended to the session file while this daemon ran a turn.
+ *
+ * The pi CLI takes no lock, so it may write during a turn here. Its entries are in the tree
+ * (each was also sent as ``entry_appended`` with ``external: true``), but this turn's entries
+ * and the leaf stayed on this daemon's own chain: the two turns are sibling branches, and
+ * ``leafId`` is still this daemon's. Sent once, before the turn's ``agent_end``.
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "ForeignEntries".
+ */
+export interface ForeignEntries {
+  type: "foreign_entries";
+  entryIds: string[];
+  leafId: string | null;
   [k: string]: unknown | undefined;
 }
 /**
@@ -1622,7 +1639,7 @@ export interface TreeNodeOut {
  * via the `definition` "Settings".
  */
 export interface Settings {
-  compaction?: CompactionSettings;
+  compaction?: CompactionConfig;
   branchSummary?: BranchSummarySettings;
   retry?: RetrySettings;
   images?: ImageSettings;
@@ -1646,6 +1663,24 @@ export interface Settings {
    * Thinking level of new sessions (``medium`` when unset), clamped to the model's.
    */
   defaultThinkingLevel?: ThinkingLevel | null;
+  /**
+   * Per ``provider/modelId`` thinking level of a new session or of a switch to that model
+   * (before ``defaultThinkingLevel``).
+   */
+  modelThinkingLevels?: {
+    [k: string]: ThinkingLevel | undefined;
+  };
+  /**
+   * Tools active at start: plain names replace ``read, bash, edit, write``; ``+name`` adds
+   * one and ``-name`` removes one (a project's list of only those extends the user's).
+   */
+  defaultTools?: string[] | null;
+  /**
+   * One folder for the session files of every project instead of
+   * ``<agentDir>/sessions/--<cwd>--/`` (``~`` expanded, relative to the project folder;
+   * ``$PI_CODING_AGENT_SESSION_DIR`` wins). Only the user's file and a trusted project's count.
+   */
+  sessionDir?: string | null;
   /**
    * Shell the ``bash`` tool runs commands with.
    */
@@ -1684,6 +1719,48 @@ export interface Settings {
   defaultProjectTrust?: "ask" | "always" | "never";
 }
 /**
+ * pi's ``compaction.*`` settings with pi 1.6.0's per-model overrides.
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "CompactionConfig".
+ */
+export interface CompactionConfig {
+  /**
+   * Automatic compaction on/off (manual compaction works either way).
+   */
+  enabled?: boolean;
+  /**
+   * Tokens kept free for the reply; compaction triggers above ``window - reserve``.
+   */
+  reserveTokens?: number;
+  /**
+   * Roughly how many tokens of recent history stay verbatim after a compaction.
+   */
+  keepRecentTokens?: number;
+  /**
+   * Per ``provider/modelId`` (exact) token settings, e.g. a smaller reserve for a small model.
+   */
+  modelOverrides?: {
+    [k: string]: CompactionTokens | undefined;
+  };
+}
+/**
+ * Token settings of one model that replace the ``compaction`` ones (unset: those apply).
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "CompactionTokens".
+ */
+export interface CompactionTokens {
+  /**
+   * Tokens kept free for the reply with this model.
+   */
+  reserveTokens?: number | null;
+  /**
+   * Tokens of recent history kept verbatim with this model.
+   */
+  keepRecentTokens?: number | null;
+}
+/**
  * pi's ``branchSummary.*`` settings (spec 7.3).
  *
  * This interface was referenced by `Schemas`'s JSON-Schema
@@ -1700,7 +1777,7 @@ export interface BranchSummarySettings {
   skipPrompt?: boolean;
 }
 /**
- * Retries of transient provider errors (spec 11).
+ * Retries of transient provider errors (spec 11, pi 1.6.0's keys).
  *
  * This interface was referenced by `Schemas`'s JSON-Schema
  * via the `definition` "RetrySettings".
@@ -1719,9 +1796,34 @@ export interface RetrySettings {
    */
   baseDelayMs?: number;
   /**
-   * A provider asking to wait longer than this fails at once instead.
+   * The longest wait between two retries (the doubling stops there).
    */
-  maxDelayMs?: number;
+  maxAgentDelayMs?: number;
+  /**
+   * Each single request's limits: ``timeoutMs``, ``maxRetries`` and ``maxRetryDelayMs`` (the
+   * longest ``retry-after`` waited for; was ``retry.maxDelayMs``).
+   */
+  provider?: ProviderRetrySettings;
+}
+/**
+ * What each single model request may do (pi 1.6.0's ``retry.provider``).
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "ProviderRetrySettings".
+ */
+export interface ProviderRetrySettings {
+  /**
+   * Timeout of one model request in milliseconds (unset: the provider library's default).
+   */
+  timeoutMs?: number | null;
+  /**
+   * Retries the provider library makes inside one request (unset: none, pi_lsp retries).
+   */
+  maxRetries?: number | null;
+  /**
+   * A provider asking to wait longer than this (``retry-after``) fails at once instead.
+   */
+  maxRetryDelayMs?: number;
 }
 /**
  * Image handling for reads and requests.

@@ -9,10 +9,20 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.devtools.builders import (
+    Clock,
+    assistant,
+    call,
+    counting_uuids,
+    fresh_store,
+    message_entry,
+    session_header,
+    tool_result,
+    user,
+)
 from pi_lsp.session import SessionFileError, SessionStore
 from pi_lsp.session.entries import SESSION_LINE
 from pi_lsp.session.paths import agent_dir, encode_cwd, session_dir
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, tool_result, user
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 KEY_ORDER = {
@@ -37,18 +47,13 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.splitlines()]
 
 
-def new_store(tmp_path: Path) -> SessionStore:
-    return SessionStore.create("/proj", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
-
-
 def full_session(s: SessionStore) -> dict[str, str]:
     """Append one entry of every type; returns their ids by type."""
     ids = {"thinking_level_change": s.append_thinking_level_change("medium")}
     ids["model_change"] = s.append_model_change("anthropic", "claude-sonnet-4-5")
     first = s.append_message(user("read a.py"))
-    call = {"id": "c1", "name": "read", "arguments": {"path": "a.py"}}
-    s.append_message(assistant("", tool_calls=[call], stop="toolUse"))
-    s.append_message(tool_result("c1", "print('é😀')"))
+    s.append_message(assistant("", calls=[call("read", path="a.py")], stop="toolUse"))
+    s.append_message(tool_result("print('é😀')", "c1"))
     ids["message"] = s.append_message(assistant("done"))
     ids["compaction"] = s.append_compaction(
         "S", first, 99, {"readFiles": ["a.py"], "modifiedFiles": []}, False
@@ -83,7 +88,7 @@ def test_default_location_is_pis(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 def test_file_is_created_with_the_first_user_message(tmp_path: Path) -> None:
     # pi 1.6.0 writes at the first user or assistant message, so an acknowledged prompt
     # survives a crash before the reply (issue 9 item 10).
-    s = new_store(tmp_path)
+    s = fresh_store("/proj", tmp_path)
     s.append_thinking_level_change("off")
     assert s.path is not None and not s.path.exists()  # setup entries alone leave no file
     s.append_message(user("hi"))
@@ -96,7 +101,7 @@ def test_file_is_created_with_the_first_user_message(tmp_path: Path) -> None:
 
 
 def test_written_lines_have_pis_shape(tmp_path: Path) -> None:
-    s = new_store(tmp_path)
+    s = fresh_store("/proj", tmp_path)
     full_session(s)
     assert s.path is not None
     written = lines(s.path)
@@ -117,7 +122,7 @@ def test_written_lines_have_pis_shape(tmp_path: Path) -> None:
 
 
 def test_round_trip_gives_the_same_tree_and_context(tmp_path: Path) -> None:
-    s = new_store(tmp_path)
+    s = fresh_store("/proj", tmp_path)
     full_session(s)
     assert s.path is not None
     reopened = SessionStore.open(s.path)
@@ -132,9 +137,7 @@ def test_unicode_line_separators_stay_inside_their_line(tmp_path: Path) -> None:
     # JSON (and pi's JSON.stringify) leaves U+0085, U+2028 and U+2029 unescaped; a reader that
     # split lines at them (Python's str.splitlines) would see torn lines. Lines end at \n only.
     text = "a\x85b\u2028c\u2029d\x1ce\x0bf\x0cg\rh\ni"
-    s = new_store(tmp_path)
-    s.append_message(user(text))
-    s.append_message(assistant(text))
+    s = fresh_store("/proj", tmp_path, turns=[(text, text)])
     assert s.path is not None
     raw = s.path.read_text(encoding="utf-8")
     assert raw.count("\n") == 3 and "\u2028" in raw and "\x85" in raw
@@ -146,13 +149,7 @@ def test_unicode_line_separators_stay_inside_their_line(tmp_path: Path) -> None:
 
 def test_foreign_fields_and_entry_types_survive(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
-    header = {
-        "type": "session",
-        "version": 3,
-        "id": "u",
-        "timestamp": "2025-01-01T00:00:00.000Z",
-        "cwd": "/",
-    }
+    header = session_header("u", timestamp="2025-01-01T00:00:00.000Z")
     future = {
         "type": "future_kind",
         "id": "aaaaaaaa",
@@ -197,9 +194,7 @@ def test_empty_file_becomes_a_session_at_that_path(tmp_path: Path) -> None:
 
 
 def test_torn_last_line_is_reported_and_the_next_append_starts_fresh(tmp_path: Path) -> None:
-    s = new_store(tmp_path)
-    s.append_message(user("q"))
-    s.append_message(assistant())
+    s = fresh_store("/proj", tmp_path, turns=[("q", "ok")])
     assert s.path is not None
     with s.path.open("ab") as handle:
         handle.write(b'{"type":"message","id":"dead')
@@ -232,8 +227,7 @@ def test_duplicate_header_and_ids_are_tolerated_and_reported(tmp_path: Path) -> 
     header = (
         '{"type":"session","version":3,"id":"x","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/"}\n'
     )
-    first = json.dumps({"type": "message", "id": "aaaaaaaa", "parentId": None,
-                        "timestamp": "2025-01-01T00:00:01.000Z", "message": user("one")})  # fmt: skip
+    first = json.dumps(message_entry("aaaaaaaa", None, user("one"), "2025-01-01T00:00:01.000Z"))
     second = first.replace('"one"', '"two"')
     path.write_text(header + header + first + "\n" + second + "\n")
     s = SessionStore.open(path)
@@ -246,17 +240,10 @@ def test_duplicate_header_and_ids_are_tolerated_and_reported(tmp_path: Path) -> 
 
 def test_orphans_self_parents_and_cycles_load(tmp_path: Path) -> None:
     path = tmp_path / "links.jsonl"
-    header = {
-        "type": "session",
-        "version": 3,
-        "id": "x",
-        "timestamp": "2025-01-01T00:00:00.000Z",
-        "cwd": "/",
-    }
+    header = session_header("x", timestamp="2025-01-01T00:00:00.000Z")
 
     def entry(entry_id: str, parent: str | None) -> dict[str, Any]:
-        return {"type": "message", "id": entry_id, "parentId": parent,
-                "timestamp": "2025-01-01T00:00:01.000Z", "message": user(entry_id)}  # fmt: skip
+        return message_entry(entry_id, parent, user(entry_id), "2025-01-01T00:00:01.000Z")
 
     rows = [header, entry("aaaaaaaa", "missing1"), entry("bbbbbbbb", "bbbbbbbb"),
             entry("cccccccc", "dddddddd"), entry("dddddddd", "cccccccc")]  # fmt: skip

@@ -11,20 +11,18 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.cli import main
+from pi_lsp.devtools.builders import assistant, fresh_store, user
 from pi_lsp.session import SessionStore
 from pi_lsp.session import listing as listing_module
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import session_dir
 from tests.conftest import CONFORMANCE_DIR
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 CORPUS = CONFORMANCE_DIR / "sessions"
 
 
 def make_session(folder: Path, start: float, text: str) -> SessionStore:
-    store = SessionStore.create(
-        "/proj", directory=folder, clock=Clock(start), uuids=counting_uuids()
-    )
+    store = fresh_store("/proj", folder, start=start)
     store.append_message(user(text, ts=int(start * 1000)))
     store.append_message(assistant(f"re: {text}", ts=int(start * 1000) + 5))
     return store
@@ -39,6 +37,16 @@ def test_list_sorts_newest_first_and_skips_non_sessions(tmp_path: Path) -> None:
     assert [i.firstMessage for i in infos] == ["new", "old"]
     assert infos[0].allMessagesText == "new re: new"
     assert infos[0].messageCount == 2
+
+
+def test_an_empty_name_clears_the_listed_name(tmp_path: Path) -> None:
+    store = make_session(tmp_path, 1e9, "hello")
+    store.append_session_info("first\nname")
+    lister = SessionLister()
+    assert [i.name for i in lister.list_dir(tmp_path)] == ["first name"]
+    store.append_session_info("   ")  # pi 1.6.0: the latest session_info wins, empty clears
+    assert [i.name for i in lister.list_dir(tmp_path)] == [None]
+    assert store.session_name is None
 
 
 def test_list_cache_rereads_only_what_changed(

@@ -1,24 +1,80 @@
-"""pi's tool calls as ACP tool calls: kind, title, locations, content (pure functions).
+"""Content both ways: an ACP prompt as pi's user input, pi's tool calls as ACP tool calls.
 
-``read``/``ls`` read, ``edit``/``write`` edit (with a whole-file diff when the face saw the file
-before and after), ``bash`` executes, ``grep``/``find`` search. Titles name the path or command
-so a client's tool card says what happened without opening it.
+- :func:`user_input`: text blocks are joined; a ``resource_link`` becomes a Markdown link the
+  model can follow with its tools; an embedded text resource (a file or selection the client
+  attached) is appended in a ``<context>`` block naming its URI; an image becomes an image
+  block. Audio and binary resources are refused: pi's models are not given them, and dropping
+  them silently would lie to the user.
+- Tool calls (pure functions): ``read``/``ls`` read, ``edit``/``write`` edit (with a whole-file
+  diff when the face saw the file before and after), ``bash`` executes, ``grep``/``find``
+  search. Titles name the path or command so a client's tool card says what happened without
+  opening it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from acp.schema import (
+    AudioContentBlock,
+    BlobResourceContents,
     ContentToolCallContent,
+    EmbeddedResourceContentBlock,
     FileEditToolCallContent,
+    ImageContentBlock,
+    ResourceContentBlock,
     TerminalToolCallContent,
     TextContentBlock,
+    TextResourceContents,
     ToolCallLocation,
     ToolKind,
 )
 
+from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.tools.base import resolve_to_cwd
+
+
+class UnsupportedContent(ValueError):
+    """A prompt block pi cannot pass to its model."""
+
+
+@dataclass
+class UserInput:
+    """The text and images of one prompt."""
+
+    text: str
+    images: list[JsonObject] = field(default_factory=list)
+
+
+def user_input(blocks: Sequence[Any]) -> UserInput:
+    """Convert the prompt's blocks; raises :class:`UnsupportedContent` for audio or blobs."""
+    texts: list[str] = []
+    context: list[str] = []
+    images: list[JsonObject] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            texts.append(block.text)
+        elif isinstance(block, ImageContentBlock):
+            images.append({"type": "image", "data": block.data, "mimeType": block.mime_type})
+        elif isinstance(block, ResourceContentBlock):
+            texts.append(f"[@{block.name}]({block.uri})")
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            resource = block.resource
+            if isinstance(resource, TextResourceContents):
+                context.append(f'<context uri="{resource.uri}">\n{resource.text}\n</context>')
+            elif isinstance(resource, BlobResourceContents):
+                raise UnsupportedContent(
+                    f"Binary resources are not supported (got {resource.uri}); attach text"
+                )
+        elif isinstance(block, AudioContentBlock):
+            raise UnsupportedContent("Audio prompts are not supported by pi")
+    text = "\n".join(t for t in texts if t)
+    if context:
+        text = "\n\n".join([text, *context]) if text else "\n\n".join(context)
+    return UserInput(text=text, images=images)
+
 
 Content = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, fresh_store, user
 from pi_lsp.session import SessionFileError, SessionStore
-from pi_lsp.session.writer import HeaderChangedError
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
+from pi_lsp.session.session_file import HeaderChangedError
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -29,7 +29,7 @@ PRELUDE = textwrap.dedent(
     from pathlib import Path
     from pi_lsp.session import SessionStore
     sys.path.insert(0, {root!r})
-    from tests.unit.session.helpers import assistant, user
+    from pi_lsp.devtools.builders import assistant, user
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     SOFT, HARD = resource.getrlimit(resource.RLIMIT_FSIZE)
@@ -92,9 +92,7 @@ def test_a_first_write_cut_short_and_retried_writes_one_header_and_no_duplicates
 
 
 def test_an_append_cut_short_by_a_full_disk_leaves_no_torn_line(tmp_path: Path) -> None:
-    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
-    store.append_message(user("q"))
-    store.append_message(assistant("a"))
+    store = fresh_store("/p", tmp_path, turns=[("q", "a")])
     assert store.path is not None
     before = store.path.read_bytes()
     outcome = run_child(
@@ -143,9 +141,7 @@ def test_a_first_write_refuses_a_file_that_became_something_else(tmp_path: Path)
 
 
 def test_a_header_changed_in_place_stops_every_append(tmp_path: Path) -> None:
-    store = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
-    store.append_message(user("q"))
-    store.append_message(assistant("a"))
+    store = fresh_store("/p", tmp_path, turns=[("q", "a")])
     assert store.path is not None
     raw = store.path.read_bytes()
     header_length = raw.index(b"\n")

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, fresh_store, user
 from pi_lsp.session import SessionStore
-from tests.unit.session.helpers import Clock, assistant, counting_uuids, user
 
 WRITER = textwrap.dedent(
     """
     import sys
     from pi_lsp.session import SessionStore
     sys.path.insert(0, {root!r})
-    from tests.unit.session.helpers import assistant, user
+    from pi_lsp.devtools.builders import assistant, user
 
     store = SessionStore.open(sys.argv[1])
     tag, count = sys.argv[2], int(sys.argv[3])
@@ -35,9 +35,7 @@ WRITER = textwrap.dedent(
 
 
 def started_session(tmp_path: Path) -> Path:
-    s = SessionStore.create("/p", directory=tmp_path, clock=Clock(), uuids=counting_uuids())
-    s.append_message(user("start"))
-    s.append_message(assistant("ready"))
+    s = fresh_store("/p", tmp_path, turns=[("start", "ready")])
     assert s.path is not None
     return s.path
 

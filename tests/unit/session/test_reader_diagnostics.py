@@ -9,17 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pi_lsp.devtools.builders import session_header
 from pi_lsp.session import SessionStore
 from pi_lsp.session.reader import parse_appended
 from pi_lsp.session.records import MAX_DIAGNOSTICS, Diagnostic, DiagnosticList
 
-HEADER = {
-    "type": "session",
-    "version": 3,
-    "id": "s1",
-    "timestamp": "2026-01-01T00:00:00.000Z",
-    "cwd": "/w",
-}
+HEADER = session_header("s1", "/w")
 ENTRY = {
     "type": "message",
     "id": "e1",
