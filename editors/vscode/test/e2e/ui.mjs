@@ -74,7 +74,8 @@ try {
     await web.locator("#input").fill("please fix add");
     await web.locator("#input").press("Enter");
     await web.locator(".item.user", { hasText: "please fix add" }).waitFor({ timeout: 30000 });
-    await web.locator(".tool", { hasText: "read" }).first().waitFor({ timeout: 30000 });
+    // the daemon's first model call imports litellm: 3 s idle, 20-40 s and more on a loaded machine
+    await web.locator(".tool", { hasText: "read" }).first().waitFor({ timeout: 120000 });
   });
 
   await step("the bash permission is asked in the panel and allowed once", async () => {

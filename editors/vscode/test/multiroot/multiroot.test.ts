@@ -3,16 +3,7 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { Api } from "../../src/extension";
-
-async function until<T>(what: string, fn: () => T | undefined | false, ms = 30000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from "../until";
 
 describe("multi-root workspace", () => {
   let api: Api;

@@ -4,21 +4,13 @@ import * as assert from "node:assert/strict";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Api } from "../../src/extension";
+import { until } from "../until";
 import type { BranchResult, CompactionResult, EventNotification, SessionState } from "../../src/protocol";
 
 let api: Api;
 const events: EventNotification[] = [];
 const ws = (): vscode.Uri => vscode.workspace.workspaceFolders![0].uri;
 
-async function until<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, ms = 30000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 const count = (type: string): number => events.filter((e) => e.event.type === type).length;
 
 describe("pi extension in the real extension host", () => {

@@ -7,16 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Api } from "../../src/extension";
-
-async function until<T>(what: string, fn: () => T | undefined | false, ms = 60000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from "../until";
 
 describe("an untrusted workspace", () => {
   let api: Api;
@@ -26,7 +17,7 @@ describe("an untrusted workspace", () => {
     const ext = vscode.extensions.getExtension<Api>("pi-lsp.pi-lsp");
     assert.ok(ext, "extension present");
     api = await ext.activate();
-    await until("daemon", () => api.daemon.isRunning);
+    await until("daemon", () => api.daemon.isRunning, 60000);
   });
 
   it("is not trusted (the suite tests what it means to be)", () => {
@@ -55,8 +46,8 @@ describe("an untrusted workspace", () => {
     api.sessions.listen({ event: (n) => void events.push(n.event.type) });
     await vscode.commands.executeCommand("pi.openChat");
     await vscode.commands.executeCommand("pi.sendPrompt", "run the tests");
-    const [, answer] = await until("permission prompt", () => [...api.permissions.entries()][0]);
+    const [, answer] = await until("permission prompt", () => [...api.permissions.entries()][0], 120000); // litellm's import
     answer("deny");
-    await until("agent_end", () => events.includes("agent_end"));
+    await until("agent_end", () => events.includes("agent_end"), 60000);
   });
 });
