@@ -186,7 +186,7 @@ async def test_a_client_that_never_answers_a_permission_request(acp_agent: Any) 
     await agent.init()
     session = await agent.new()
     result = await asyncio.wait_for(
-        agent.conn.prompt(session_id=session, prompt=[text_block("run")]), 30
+        agent.conn.prompt(session_id=session, prompt=[text_block("run")]), 180
     )
     assert result.stop_reason == "end_turn"
     end = agent.client.of("tool_call_update")[-1]
