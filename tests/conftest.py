@@ -1,4 +1,4 @@
-"""Shared test configuration: where the conformance corpus lives."""
+"""Shared test configuration: where the conformance corpus lives, and pi's agent folder."""
 
 from __future__ import annotations
 
@@ -18,3 +18,15 @@ CONFORMANCE_DIR = Path(
 def conformance_dir() -> Path:
     """The conformance corpus folder."""
     return CONFORMANCE_DIR
+
+
+@pytest.fixture
+def agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """pi's agent folder for this test (``PI_CODING_AGENT_DIR``), with a test key for the
+    scripted server and litellm's bundled model table (no network)."""
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder))
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    return folder

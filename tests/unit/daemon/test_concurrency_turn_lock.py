@@ -79,17 +79,6 @@ def test_the_lock_follows_the_real_file_whatever_path_names_it(tmp_path: Path) -
         b.acquire()
 
 
-@pytest.fixture
-def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An agent dir for ``pi-lsp run`` with no retries and no real provider key."""
-    agent = tmp_path / "agent"
-    agent.mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    return agent
-
-
 def _settings(agent: Path, api_base: str) -> None:
     settings = {"apiBase": api_base, "retry": {"enabled": False}}
     (agent / "settings.json").write_text(json.dumps(settings))
@@ -104,12 +93,12 @@ def _session(tmp_path: Path) -> Path:
 
 
 def test_run_session_refuses_while_a_daemon_turn_holds_the_lock(
-    tmp_path: Path, cli_env: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, agent_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _settings(cli_env, "http://127.0.0.1:9/v1")  # never reached: the lock is checked first
+    _settings(agent_dir, "http://127.0.0.1:9/v1")  # never reached: the lock is checked first
     path = _session(tmp_path)
     before = path.read_bytes()
-    daemon_turn = TurnLock.for_session(path, "ignored", cli_env)
+    daemon_turn = TurnLock.for_session(path, "ignored", agent_dir)
     with daemon_turn:
         status = main(["run", "--session", str(path), "--model", "openai/fake-model", "hi"])
     assert status == 1
@@ -119,13 +108,13 @@ def test_run_session_refuses_while_a_daemon_turn_holds_the_lock(
 
 
 def test_run_session_holds_the_lock_for_its_turn_and_gives_it_back(
-    tmp_path: Path, cli_env: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, agent_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _session(tmp_path)
     seen_busy: list[bool] = []
 
     def reply(_request: object) -> Turn:
-        probe = TurnLock.for_session(path, "ignored", cli_env)
+        probe = TurnLock.for_session(path, "ignored", agent_dir)
         try:
             probe.acquire()
             probe.release()
@@ -135,10 +124,10 @@ def test_run_session_holds_the_lock_for_its_turn_and_gives_it_back(
         return Turn(text="second answer")
 
     with FakeOpenAI(Script(), responder=reply) as fake:
-        _settings(cli_env, fake.base_url)
+        _settings(agent_dir, fake.base_url)
         status = main(["run", "--session", str(path), "--model", "openai/fake-model", "again"])
     assert status == 0, capsys.readouterr().err
     assert seen_busy == [True]  # held while the model answered
-    TurnLock.for_session(path, "ignored", cli_env).acquire()  # and free afterwards
+    TurnLock.for_session(path, "ignored", agent_dir).acquire()  # and free afterwards
     last = SessionStore.open(path).records[-1].value
     assert last["message"]["content"][0]["text"] == "second answer"

@@ -7,8 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from pi_lsp.daemon.workspaces import Workspaces
 from pi_lsp.devtools.builders import assistant, user
 from pi_lsp.devtools.fake_openai import FakeOpenAI
@@ -16,18 +14,8 @@ from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
 from pi_lsp.session import SessionStore
 
 
-@pytest.fixture
-def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "agent"
-    folder.mkdir()
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(folder))
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    return folder
-
-
 async def test_a_turn_keeps_its_chain_when_another_writer_appends_during_it(
-    tmp_path: Path, agent: Path
+    tmp_path: Path, agent_dir: Path
 ) -> None:
     project = tmp_path / "project"
     project.mkdir()
@@ -54,8 +42,8 @@ async def test_a_turn_keeps_its_chain_when_another_writer_appends_during_it(
     with FakeOpenAI(Script(), responder=other_program) as fake:
         settings = {"apiBase": fake.base_url, "defaultModel": "openai/fake-model",
                     "retry": {"enabled": False}}  # fmt: skip
-        (agent / "settings.json").write_text(json.dumps(settings))
-        workspaces = Workspaces(lambda _id, _seq, event: events.append(event), agent=agent)
+        (agent_dir / "settings.json").write_text(json.dumps(settings))
+        workspaces = Workspaces(lambda _id, _seq, event: events.append(event), agent=agent_dir)
         workspaces.set_folders([(project.as_uri(), str(project))])
         live = await workspaces.open_session(str(path), project.as_uri())
         started = await live.prompt("mine")
