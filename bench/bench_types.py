@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pi_lsp.agent.assistant_builder import AssistantBuilder
 from pi_lsp.agent.models import ModelRef, resolve_model
 from pi_lsp.devtools.builders import assistant, usage, user
-from pi_lsp.session.validate import validate_message
+from pi_lsp.session.appends import validate_message
 
 _DELTA = SimpleNamespace(content="word ", reasoning_content=None, tool_calls=None)
 CHUNK = SimpleNamespace(choices=[SimpleNamespace(finish_reason=None, delta=_DELTA)], usage=None)

@@ -4,7 +4,7 @@ One definition of each shape, used at run time and for ``schemas/``: a loaded me
 parsed JSON (the store keeps it so unknown fields survive, D1), and these types say which keys it
 has. That is pi's own trade-off (TypeScript interfaces over ``JSON.parse``). pydantic reads them
 for the JSON Schemas (class and field docstrings become descriptions; a foreign field is always
-allowed) and for :mod:`pi_lsp.session.validate`, which checks what pi_lsp writes.
+allowed) and for :mod:`pi_lsp.session.appends`, which checks what pi_lsp writes.
 """
 
 from __future__ import annotations
