@@ -75,10 +75,20 @@ class Generator:
         }.get(str(kind), "any")
 
     def add_class(self, name: str, schema: JsonSchema) -> None:
-        """One ``---@class`` block (skipped when the name is known)."""
+        """One ``---@class`` block; a known name is checked, not written twice.
+
+        Two schemas that define one name differently are an error (the first would silently
+        hide the second otherwise).
+        """
         if name in self.classes:
+            if self.classes[name] and self.class_lines(name, schema) != self.classes[name]:
+                raise ValueError(f"two different definitions of {name} in schemas/")
             return
         self.classes[name] = []  # reserve first: nested classes may refer back
+        self.classes[name] = self.class_lines(name, schema)
+
+    def class_lines(self, name: str, schema: JsonSchema) -> list[str]:
+        """The ``---@class`` and ``---@field`` lines of an object schema."""
         lines = []
         description = " ".join(str(schema.get("description", "")).split())
         lines.append(f"---@class {PREFIX}{name}" + (f" {description}" if description else ""))
@@ -88,7 +98,7 @@ class Generator:
             optional = field not in required or text.endswith("|nil") or text == "nil"
             text = text.removesuffix("|nil").replace("|nil|", "|") if text != "nil" else "nil"
             lines.append(f"---@field {field}{'?' if optional else ''} {text}")
-        self.classes[name] = lines
+        return lines
 
     def add_schema(self, path: Path) -> None:
         """The classes of one schema file: its ``$defs``, then the schema itself."""
@@ -101,7 +111,14 @@ class Generator:
                     name, [f"---@alias {PREFIX}{name} {self.lua_type(sub, name, '')}"]
                 )
         stem = path.name.removesuffix(".schema.json")
-        if schema.get("type") == "object" or "properties" in schema:
+        title = schema.get("title")
+        if isinstance(title, str) and title != class_name(stem) and "properties" in schema:
+            # A result that is a shared type (SessionState, ...) names it once, by alias.
+            self.add_class(title, {k: v for k, v in schema.items() if k != "$defs"})
+            self.classes.setdefault(
+                class_name(stem), [f"---@alias {PREFIX}{class_name(stem)} {PREFIX}{title}"]
+            )
+        elif schema.get("type") == "object" or "properties" in schema:
             self.add_class(class_name(stem), schema)
         else:
             alias = self.lua_type(schema, class_name(stem), "")

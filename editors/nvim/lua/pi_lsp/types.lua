@@ -286,30 +286,38 @@
 ---@field content string|(pi_lsp.TextContent|pi_lsp.ImageContent)[]
 ---@field timestamp integer
 
----@class pi_lsp.PiEvent ``pi/event``: one event of a session, numbered without gaps from 1.
+---@class pi_lsp.EventNotification ``pi/event``: one event of a session, numbered without gaps from 1.
 ---@field sessionId string
 ---@field seq integer
 ---@field event pi_lsp.AgentStart|pi_lsp.AgentEnd|pi_lsp.TurnStart|pi_lsp.TurnEnd|pi_lsp.MessageStart|pi_lsp.MessageUpdateOut|pi_lsp.MessageEnd|pi_lsp.ToolExecutionStart|pi_lsp.ToolExecutionUpdate|pi_lsp.ToolExecutionEnd|pi_lsp.AutoCompactionStart|pi_lsp.AutoCompactionEnd|pi_lsp.AutoRetryStart|pi_lsp.AutoRetryEnd|pi_lsp.EntryAppended|pi_lsp.ForeignEntries|pi_lsp.StateChanged|pi_lsp.CompactionStart|pi_lsp.CompactionEnd|pi_lsp.TurnError
 
----@class pi_lsp.PiModelsListParams Which workspace folder; the first one when omitted.
+---@alias pi_lsp.PiEvent pi_lsp.EventNotification
+
+---@class pi_lsp.FolderParams Which workspace folder; the first one when omitted.
 ---@field folder? string
+
+---@alias pi_lsp.PiModelsListParams pi_lsp.FolderParams
 
 ---@class pi_lsp.ModelInfoOut A model the daemon can use.
 ---@field id string
 ---@field provider string
 ---@field modelId string
 
----@class pi_lsp.PiModelsListResult Models of providers with credentials set, plus configured ones.
+---@class pi_lsp.ModelsResult Models of providers with credentials set, plus configured ones.
 ---@field models pi_lsp.ModelInfoOut[]
+
+---@alias pi_lsp.PiModelsListResult pi_lsp.ModelsResult
 
 ---@alias pi_lsp.PermissionDecision "allowOnce"|"allowSession"|"deny"
 
----@class pi_lsp.PiRequestPermissionResult The user's answer; anything else (or no answer in time) denies.
+---@class pi_lsp.PermissionResult The user's answer; anything else (or no answer in time) denies.
 ---@field decision pi_lsp.PermissionDecision
+
+---@alias pi_lsp.PiRequestPermissionResult pi_lsp.PermissionResult
 
 ---@alias pi_lsp.PermissionKind "bash"|"writeOutsideWorkspace"|"writeProtected"|"readSecret"
 
----@class pi_lsp.PiRequestPermission ``pi/requestPermission`` (server to client): may the agent do this?
+---@class pi_lsp.PermissionRequestParams ``pi/requestPermission`` (server to client): may the agent do this?
 ---@field sessionId string
 ---@field kind pi_lsp.PermissionKind
 ---@field toolName string
@@ -318,70 +326,90 @@
 ---@field cwd string
 ---@field reason? string
 
----@class pi_lsp.PiSessionAbortParams Any request about one open session.
+---@alias pi_lsp.PiRequestPermission pi_lsp.PermissionRequestParams
+
+---@class pi_lsp.SessionParams Any request about one open session.
 ---@field sessionId string
 
----@class pi_lsp.PiSessionAbortResult The turn stopped; these queued messages were dropped (to put back in the editor).
+---@alias pi_lsp.PiSessionAbortParams pi_lsp.SessionParams
+
+---@class pi_lsp.AbortResult The turn stopped; these queued messages were dropped (to put back in the editor).
 ---@field queuedTexts string[]
 
----@class pi_lsp.PiSessionBranchParams Move to any entry of the tree.
+---@alias pi_lsp.PiSessionAbortResult pi_lsp.AbortResult
+
+---@class pi_lsp.BranchParams Move to any entry of the tree.
 ---@field sessionId string
 ---@field entryId string
 ---@field summarize? boolean
 ---@field focus? string
 ---@field label? string
 
----@class pi_lsp.PiSessionBranchResult Where the leaf is now.
+---@alias pi_lsp.PiSessionBranchParams pi_lsp.BranchParams
+
+---@class pi_lsp.BranchResult Where the leaf is now.
 ---@field leafId? string
 ---@field editorText? string
 ---@field summaryEntryId? string
 ---@field moved boolean
 
----@class pi_lsp.PiSessionCloseParams Any request about one open session.
----@field sessionId string
+---@alias pi_lsp.PiSessionBranchResult pi_lsp.BranchResult
 
----@class pi_lsp.PiSessionCloseResult No result.
+---@alias pi_lsp.PiSessionCloseParams pi_lsp.SessionParams
 
----@class pi_lsp.PiSessionCompactParams Compact now; progress is reported with ``$/progress`` when the client supports it.
+---@class pi_lsp.Empty No result.
+
+---@alias pi_lsp.PiSessionCloseResult pi_lsp.Empty
+
+---@class pi_lsp.CompactParams Compact now; progress is reported with ``$/progress`` when the client supports it.
 ---@field sessionId string
 ---@field focus? string
 
----@class pi_lsp.PiSessionCompactResult pi's ``CompactionResult``: what ``compact`` appended (and the RPC ``compact`` returns).
----@field summary string
----@field firstKeptEntryId string
----@field tokensBefore integer
----@field details pi_lsp.CompactionDetails
+---@alias pi_lsp.PiSessionCompactParams pi_lsp.CompactParams
+
+---@alias pi_lsp.PiSessionCompactResult pi_lsp.CompactionResult
 
 ---@class pi_lsp.ImageIn An image attached to a prompt.
 ---@field data string
 ---@field mimeType string
 
----@class pi_lsp.PiSessionFollowUpParams A steering or follow-up message for the running turn.
+---@class pi_lsp.QueueParams A steering or follow-up message for the running turn.
 ---@field sessionId string
 ---@field text string
 ---@field images? pi_lsp.ImageIn[]
 
----@class pi_lsp.PiSessionFollowUpResult The message was queued.
+---@alias pi_lsp.PiSessionFollowUpParams pi_lsp.QueueParams
+
+---@class pi_lsp.QueueResult The message was queued.
 ---@field queued boolean
 
----@class pi_lsp.PiSessionForkParams An entry of an open session.
+---@alias pi_lsp.PiSessionFollowUpResult pi_lsp.QueueResult
+
+---@class pi_lsp.EntryParams An entry of an open session.
 ---@field sessionId string
 ---@field entryId string
 
----@class pi_lsp.PiSessionForkResult The new session file and, for a user-message target, its text.
+---@alias pi_lsp.PiSessionForkParams pi_lsp.EntryParams
+
+---@class pi_lsp.ForkResult The new session file and, for a user-message target, its text.
 ---@field session pi_lsp.SessionState
 ---@field editorText? string
 
----@class pi_lsp.PiSessionLabelParams Set (text) or clear (null or empty) an entry's bookmark.
+---@alias pi_lsp.PiSessionForkResult pi_lsp.ForkResult
+
+---@class pi_lsp.LabelParams Set (text) or clear (null or empty) an entry's bookmark.
 ---@field sessionId string
 ---@field entryId string
 ---@field label? string
 
----@class pi_lsp.PiSessionLabelResult The label entry written.
+---@alias pi_lsp.PiSessionLabelParams pi_lsp.LabelParams
+
+---@class pi_lsp.LabelResult The label entry written.
 ---@field labelEntryId string
 
----@class pi_lsp.PiSessionMessagesParams Any request about one open session.
----@field sessionId string
+---@alias pi_lsp.PiSessionLabelResult pi_lsp.LabelResult
+
+---@alias pi_lsp.PiSessionMessagesParams pi_lsp.SessionParams
 
 ---@class pi_lsp.BranchSummaryEntry What an abandoned branch learned, hung where the conversation resumed.
 ---@field id string
@@ -489,171 +517,83 @@
 ---@field usage any
 ---@field note? string
 
----@class pi_lsp.PiSessionMessagesResult The entries whose messages form the context at the leaf, oldest first. ``message`` entries carry the message; a ``compaction`` stands for its summary, a ``branch_summary`` for the branch summary and a ``custom_message`` for its content.
+---@class pi_lsp.MessagesResult The entries whose messages form the context at the leaf, oldest first. ``message`` entries carry the message; a ``compaction`` stands for its summary, a ``branch_summary`` for the branch summary and a ``custom_message`` for its content.
 ---@field sessionId string
 ---@field leafId? string
 ---@field entries (pi_lsp.MessageEntry|pi_lsp.ThinkingLevelChangeEntry|pi_lsp.ModelChangeEntry|pi_lsp.CompactionEntry|pi_lsp.BranchSummaryEntry|pi_lsp.CustomEntry|pi_lsp.CustomMessageEntry|pi_lsp.LabelEntry|pi_lsp.SessionInfoEntry|pi_lsp.ContextEditEntry|pi_lsp.UsageEntry)[]
 
----@class pi_lsp.PiSessionNewParams Which workspace folder; the first one when omitted.
----@field folder? string
+---@alias pi_lsp.PiSessionMessagesResult pi_lsp.MessagesResult
 
----@class pi_lsp.PiSessionNewResult Everything an editor shows about a session.
----@field sessionId string
----@field sessionFile? string
----@field sessionName? string
----@field cwd string
----@field folder string
----@field model? pi_lsp.ModelState
----@field thinkingLevel pi_lsp.ThinkingLevel
----@field availableThinkingLevels pi_lsp.ThinkingLevel[]
----@field leafId? string
----@field isStreaming boolean
----@field isCompacting boolean
----@field steeringQueue string[]
----@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsage
----@field entryCount integer
----@field lastSeq integer
+---@alias pi_lsp.PiSessionNewParams pi_lsp.FolderParams
 
----@class pi_lsp.PiSessionOpenParams Open an existing session file.
+---@alias pi_lsp.PiSessionNewResult pi_lsp.SessionState
+
+---@class pi_lsp.OpenParams Open an existing session file.
 ---@field folder? string
 ---@field path string
 
----@class pi_lsp.PiSessionOpenResult Everything an editor shows about a session.
----@field sessionId string
----@field sessionFile? string
----@field sessionName? string
----@field cwd string
----@field folder string
----@field model? pi_lsp.ModelState
----@field thinkingLevel pi_lsp.ThinkingLevel
----@field availableThinkingLevels pi_lsp.ThinkingLevel[]
----@field leafId? string
----@field isStreaming boolean
----@field isCompacting boolean
----@field steeringQueue string[]
----@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsage
----@field entryCount integer
----@field lastSeq integer
+---@alias pi_lsp.PiSessionOpenParams pi_lsp.OpenParams
+
+---@alias pi_lsp.PiSessionOpenResult pi_lsp.SessionState
 
 ---@alias pi_lsp.StreamingBehavior "steer"|"followUp"
 
----@class pi_lsp.PiSessionPromptParams Start a turn, or queue the message if one is running and ``streamingBehavior`` says how.
+---@class pi_lsp.PromptParams Start a turn, or queue the message if one is running and ``streamingBehavior`` says how.
 ---@field sessionId string
 ---@field text string
 ---@field images? pi_lsp.ImageIn[]
 ---@field streamingBehavior? pi_lsp.StreamingBehavior
 
----@class pi_lsp.PiSessionPromptResult Acknowledges a prompt: the stored user entry, or that it was queued.
+---@alias pi_lsp.PiSessionPromptParams pi_lsp.PromptParams
+
+---@class pi_lsp.PromptResult Acknowledges a prompt: the stored user entry, or that it was queued.
 ---@field queued boolean
 ---@field userEntryId? string
 
----@class pi_lsp.PiSessionRenameParams Name the session (a ``session_info`` entry).
+---@alias pi_lsp.PiSessionPromptResult pi_lsp.PromptResult
+
+---@class pi_lsp.RenameParams Name the session (a ``session_info`` entry).
 ---@field sessionId string
 ---@field name string
 
----@class pi_lsp.PiSessionRenameResult Everything an editor shows about a session.
----@field sessionId string
----@field sessionFile? string
----@field sessionName? string
----@field cwd string
----@field folder string
----@field model? pi_lsp.ModelState
----@field thinkingLevel pi_lsp.ThinkingLevel
----@field availableThinkingLevels pi_lsp.ThinkingLevel[]
----@field leafId? string
----@field isStreaming boolean
----@field isCompacting boolean
----@field steeringQueue string[]
----@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsage
----@field entryCount integer
----@field lastSeq integer
+---@alias pi_lsp.PiSessionRenameParams pi_lsp.RenameParams
 
----@class pi_lsp.PiSessionSetModelParams Switch the model.
+---@alias pi_lsp.PiSessionRenameResult pi_lsp.SessionState
+
+---@class pi_lsp.SetModelParams Switch the model.
 ---@field sessionId string
 ---@field model string
 
----@class pi_lsp.PiSessionSetModelResult Everything an editor shows about a session.
----@field sessionId string
----@field sessionFile? string
----@field sessionName? string
----@field cwd string
----@field folder string
----@field model? pi_lsp.ModelState
----@field thinkingLevel pi_lsp.ThinkingLevel
----@field availableThinkingLevels pi_lsp.ThinkingLevel[]
----@field leafId? string
----@field isStreaming boolean
----@field isCompacting boolean
----@field steeringQueue string[]
----@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsage
----@field entryCount integer
----@field lastSeq integer
+---@alias pi_lsp.PiSessionSetModelParams pi_lsp.SetModelParams
 
----@class pi_lsp.PiSessionSetThinkingLevelParams Change the thinking level (clamped to what the model offers).
+---@alias pi_lsp.PiSessionSetModelResult pi_lsp.SessionState
+
+---@class pi_lsp.SetThinkingParams Change the thinking level (clamped to what the model offers).
 ---@field sessionId string
 ---@field level pi_lsp.ThinkingLevel
 
----@class pi_lsp.PiSessionSetThinkingLevelResult Everything an editor shows about a session.
----@field sessionId string
----@field sessionFile? string
----@field sessionName? string
----@field cwd string
----@field folder string
----@field model? pi_lsp.ModelState
----@field thinkingLevel pi_lsp.ThinkingLevel
----@field availableThinkingLevels pi_lsp.ThinkingLevel[]
----@field leafId? string
----@field isStreaming boolean
----@field isCompacting boolean
----@field steeringQueue string[]
----@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsage
----@field entryCount integer
----@field lastSeq integer
+---@alias pi_lsp.PiSessionSetThinkingLevelParams pi_lsp.SetThinkingParams
 
----@class pi_lsp.PiSessionStateParams Any request about one open session.
----@field sessionId string
+---@alias pi_lsp.PiSessionSetThinkingLevelResult pi_lsp.SessionState
 
----@class pi_lsp.PiSessionStateResult Everything an editor shows about a session.
----@field sessionId string
----@field sessionFile? string
----@field sessionName? string
----@field cwd string
----@field folder string
----@field model? pi_lsp.ModelState
----@field thinkingLevel pi_lsp.ThinkingLevel
----@field availableThinkingLevels pi_lsp.ThinkingLevel[]
----@field leafId? string
----@field isStreaming boolean
----@field isCompacting boolean
----@field steeringQueue string[]
----@field followUpQueue string[]
----@field contextUsage? pi_lsp.ContextUsage
----@field entryCount integer
----@field lastSeq integer
+---@alias pi_lsp.PiSessionStateParams pi_lsp.SessionParams
 
----@class pi_lsp.PiSessionSteerParams A steering or follow-up message for the running turn.
----@field sessionId string
----@field text string
----@field images? pi_lsp.ImageIn[]
+---@alias pi_lsp.PiSessionStateResult pi_lsp.SessionState
 
----@class pi_lsp.PiSessionSteerResult The message was queued.
----@field queued boolean
+---@alias pi_lsp.PiSessionSteerParams pi_lsp.QueueParams
 
----@class pi_lsp.PiSessionTreeParams Any request about one open session.
----@field sessionId string
+---@alias pi_lsp.PiSessionSteerResult pi_lsp.QueueResult
 
----@class pi_lsp.PiSessionTreeResult Every entry; nodes in file order, roots (and orphans) in file order.
+---@alias pi_lsp.PiSessionTreeParams pi_lsp.SessionParams
+
+---@class pi_lsp.TreeResult Every entry; nodes in file order, roots (and orphans) in file order.
 ---@field leafId? string
 ---@field roots string[]
 ---@field nodes pi_lsp.TreeNode[]
 
----@class pi_lsp.PiSessionsListParams Which workspace folder; the first one when omitted.
----@field folder? string
+---@alias pi_lsp.PiSessionTreeResult pi_lsp.TreeResult
+
+---@alias pi_lsp.PiSessionsListParams pi_lsp.FolderParams
 
 ---@class pi_lsp.SessionInfo pi's ``SessionInfo`` for one session file (spec §2).
 ---@field path string
@@ -667,7 +607,9 @@
 ---@field firstMessage string
 ---@field allMessagesText string
 
----@class pi_lsp.PiSessionsListResult pi's list metadata, newest first.
+---@class pi_lsp.SessionList pi's list metadata, newest first.
 ---@field sessions pi_lsp.SessionInfo[]
+
+---@alias pi_lsp.PiSessionsListResult pi_lsp.SessionList
 
 return {}
