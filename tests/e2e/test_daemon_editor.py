@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from lsprotocol import types as T
 
-from pi_lsp.devtools.builders import tool_turn
+from pi_lsp.devtools.builders import fake_settings, tool_turn
 from pi_lsp.devtools.fake_script import Script, Turn
 from tests.lsp_editor import NEOVIM_CAPABILITIES, VSCODE_CAPABILITIES, Editor
 
@@ -147,8 +147,11 @@ async def test_changed_settings_reach_an_open_session(start: Any) -> None:
     editor = await start(Script(turns=turns), settings={"permissions": {"bash": "allow"}})
     session = await editor.new_session()
     await editor.prompt(session, "one")
+    # an editor sends the whole section again (VS Code's pi.*, Neovim's settings.pi): the
+    # connection stays, the permission changes
+    changed = fake_settings(editor.fake.base_url, permissions={"bash": "deny"})
     editor.client.workspace_did_change_configuration(
-        T.DidChangeConfigurationParams(settings={"pi": {"permissions": {"bash": "deny"}}})
+        T.DidChangeConfigurationParams(settings={"pi": changed})
     )
     await editor.request("pi/session/state", {"sessionId": session})  # processed in order
     await editor.prompt(session, "two")
