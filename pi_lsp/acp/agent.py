@@ -3,7 +3,7 @@
 Handlers are short: check the params, call the shared layer, answer with SDK models. Domain
 errors become JSON-RPC errors with the daemon's codes (:mod:`pi_lsp.daemon.errors`); anything
 unexpected is logged and answered as an internal error. Nothing here keeps session state of its
-own beyond :class:`~pi_lsp.acp.sessions.SessionState`.
+own beyond :class:`~pi_lsp.acp.sessions.AcpSession`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from pi_lsp.acp import config, extensions
 from pi_lsp.acp.bootstrap import initialize_result
 from pi_lsp.acp.client_side import ClientFileSystem, asker_for
 from pi_lsp.acp.content import user_input
-from pi_lsp.acp.sessions import OpenSessions, SessionState, TurnOutcome
+from pi_lsp.acp.sessions import AcpSession, OpenSessions, TurnOutcome
 from pi_lsp.acp.updates import Outbox, replay
 from pi_lsp.agent import llm
 from pi_lsp.agent.config import AgentBusyError
@@ -157,7 +157,7 @@ class PiAgent:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _opened(self, state: SessionState, mcp_servers: list[Any] | None) -> dict[str, Any]:
+    async def _opened(self, state: AcpSession, mcp_servers: list[Any] | None) -> dict[str, Any]:
         """What every answer that opens a session carries: options, modes, the MCP notice."""
         return {
             "config_options": await self._options(state.live),
@@ -362,7 +362,7 @@ class PiAgent:
             await self.outbox.drain()
         return SetSessionModeResponse()
 
-    async def send_config_update(self, state: SessionState) -> None:
+    async def send_config_update(self, state: AcpSession) -> None:
         """Tell the client the options changed (after a move in the tree, say)."""
         if self.outbox is not None:
             update = ConfigOptionUpdate(

@@ -3,7 +3,7 @@
 ACP names sessions by id, pi's files by path: :func:`find_session_file` looks for pi's file name
 ``<timestamp>_<id>.jsonl`` in the cwd's folder, then for a file copied or renamed there (by its
 header), then in other folders (by name). :class:`OpenSessions` opens them through the daemon's
-:class:`~pi_lsp.daemon.workspaces.Workspaces` and keeps one :class:`SessionState` each: the
+:class:`~pi_lsp.daemon.workspaces.Workspaces` and keeps one :class:`AcpSession` each: the
 daemon's :class:`~pi_lsp.daemon.live_session.LiveSession` owns the session; the state only
 follows its events to know how the current ``session/prompt`` ended (the last assistant message,
 or the turn's failure) and what the client was last told (title, cost, mode).
@@ -96,7 +96,7 @@ class TurnOutcome:
 
 
 @dataclass
-class SessionState:
+class AcpSession:
     """One session open through ACP."""
 
     live: LiveSession
@@ -180,21 +180,21 @@ def absolute(cwd: str) -> str:
 
 
 class OpenSessions:
-    """This connection's open sessions, one :class:`SessionState` each, and how they open."""
+    """This connection's open sessions, one :class:`AcpSession` each, and how they open."""
 
     def __init__(self, workspaces: Workspaces) -> None:
         self.workspaces = workspaces
-        self._by_id: dict[str, SessionState] = {}
+        self._by_id: dict[str, AcpSession] = {}
         self.pending_fs: dict[str, ClientFileSystem] = {}
         """File systems the workspaces made for sessions being opened (taken by register)."""
         self.terminal_client: Any = None
         """The client's connection when it offers terminals (``bash`` then runs in them)."""
 
-    def get(self, session_id: str) -> SessionState | None:
+    def get(self, session_id: str) -> AcpSession | None:
         """The state of an open session."""
         return self._by_id.get(session_id)
 
-    def require(self, session_id: str) -> SessionState:
+    def require(self, session_id: str) -> AcpSession:
         """The state of an open session; raises :class:`UnknownSessionError`."""
         state = self._by_id.get(session_id)
         if state is None:
@@ -216,10 +216,10 @@ class OpenSessions:
         for state in self._by_id.values():
             state.live.set_roots(state.roots)
 
-    def register(self, live: LiveSession, extra_roots: list[str] | None) -> SessionState:
+    def register(self, live: LiveSession, extra_roots: list[str] | None) -> AcpSession:
         """Keep a session the workspaces just opened."""
         fs = self.pending_fs.pop(live.id)
-        state = SessionState(
+        state = AcpSession(
             live=live,
             fs=fs,
             updates=LiveUpdates(live.store.cwd, fs.diff_for),
@@ -233,12 +233,12 @@ class OpenSessions:
             tools["bash"] = SessionBash(bash, self.terminal_client, live.id, state.guard)
         return state
 
-    async def new(self, cwd: str, extra_roots: list[str] | None) -> SessionState:
+    async def new(self, cwd: str, extra_roots: list[str] | None) -> AcpSession:
         """A new pi session in pi's folder for ``cwd``."""
         live = await self.workspaces.new_session(self.folder(absolute(cwd)))
         return self.register(live, extra_roots)
 
-    async def open(self, session_id: str, cwd: str, extra_roots: list[str] | None) -> SessionState:
+    async def open(self, session_id: str, cwd: str, extra_roots: list[str] | None) -> AcpSession:
         """An open session, or the session's file opened (no replay)."""
         state = self._by_id.get(session_id)
         if state is not None:
@@ -255,7 +255,7 @@ class OpenSessions:
         cwd: str,
         extra_roots: list[str] | None,
         replay: Callable[[SessionStore], Awaitable[None]],
-    ) -> SessionState:
+    ) -> AcpSession:
         """Open and replay a session, replaying first.
 
         A session not open yet is replayed straight from its file, before its agent (model
@@ -279,7 +279,7 @@ class OpenSessions:
             raise
         return self.register(live, extra_roots)
 
-    async def fork(self, session_id: str, cwd: str, extra_roots: list[str] | None) -> SessionState:
+    async def fork(self, session_id: str, cwd: str, extra_roots: list[str] | None) -> AcpSession:
         """pi's fork: the active path copied into a new session file."""
         source = await self.open(session_id, cwd, extra_roots)
         leaf = source.live.store.leaf_id
