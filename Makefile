@@ -70,7 +70,7 @@ $(PI16_READY):
 bench: $(STAMP) $(PI16_READY) ## benchmarks (bench_branch drives the real pi 1.6.0); results go to docs/benchmarks.md by hand
 	$(PY) -m bench
 
-schemas: $(STAMP) $(VSCODE_DEPS) ## regenerate schemas/ from the pydantic models, then the Lua types and the VS Code extension's types and pi.* settings from schemas/
+schemas: $(STAMP) $(VSCODE_DEPS) ## regenerate schemas/ from the Python types (TypedDicts, pydantic models), then the Lua types and the VS Code extension's types and pi.* settings from schemas/
 	$(PY) -m pi_lsp.schemas_gen
 	$(PY) -m pi_lsp.devtools.lua_types
 	cd $(VSCODE) && npm run --silent gen

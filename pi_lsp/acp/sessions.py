@@ -43,14 +43,19 @@ from pi_lsp.tools import BashTool
 logger = logging.getLogger(__name__)
 
 
-def find_session_file(session_id: str, cwd: str, agent: Path, lister: SessionLister) -> Path:
-    """The file of session ``session_id``; raises :class:`UnknownSessionError`."""
+def find_session_file(
+    session_id: str, cwd: str, agent: Path, lister: SessionLister, configured: str | None = None
+) -> Path:
+    """The file of session ``session_id``; raises :class:`UnknownSessionError`.
+
+    ``configured`` is the folder's ``sessionDir`` setting (pi 1.6.0 keeps sessions there).
+    """
     if session_id and "/" not in session_id and not any(c in session_id for c in "*?[]"):
-        folder = session_dir(cwd, agent)
+        folder = session_dir(cwd, agent, configured)
         named = sorted(glob.glob(str(folder / f"*_{session_id}.jsonl")))
         if named:
             return Path(named[0])
-        for info in lister.list_cwd(cwd, agent):
+        for info in lister.list_cwd(cwd, agent, configured):
             if info.id == session_id:
                 return Path(info.path)
         anywhere = sorted(glob.glob(str(sessions_root(agent) / "*" / f"*_{session_id}.jsonl")))
@@ -233,6 +238,13 @@ class OpenSessions:
             tools["bash"] = SessionBash(bash, self.terminal_client, live.id, state.guard)
         return state
 
+    def _file_of(self, session_id: str, cwd: str, uri: str | None) -> Path:
+        """The session's file, looked up where the folder's settings keep sessions."""
+        configured = self.workspaces.folder(uri).settings.sessionDir
+        return find_session_file(
+            session_id, cwd, self.workspaces.agent_dir, self.workspaces.lister, configured
+        )
+
     async def new(self, cwd: str, extra_roots: list[str] | None) -> AcpSession:
         """A new pi session in pi's folder for ``cwd``."""
         live = await self.workspaces.new_session(self.folder(absolute(cwd)))
@@ -245,7 +257,7 @@ class OpenSessions:
             return state
         cwd = absolute(cwd)
         uri = self.folder(cwd)
-        path = find_session_file(session_id, cwd, self.workspaces.agent_dir, self.workspaces.lister)
+        path = self._file_of(session_id, cwd, uri)
         live = await self.workspaces.open_session(str(path), uri)
         return self._by_id.get(live.id) or self.register(live, extra_roots)
 
@@ -267,7 +279,7 @@ class OpenSessions:
             return state
         cwd = absolute(cwd)
         uri = self.folder(cwd)
-        path = find_session_file(session_id, cwd, self.workspaces.agent_dir, self.workspaces.lister)
+        path = self._file_of(session_id, cwd, uri)
         store = SessionStore.open(path)
         try:
             if store.session_id != session_id:
@@ -291,7 +303,11 @@ class OpenSessions:
     def page(self, cwd: str | None, cursor: str | None) -> ListSessionsResponse:
         """pi's session list for ``cwd`` (every folder without one), newest first."""
         lister, agent = self.workspaces.lister, self.workspaces.agent_dir
-        infos = lister.list_cwd(absolute(cwd), agent) if cwd else lister.list_all(agent)
+        if cwd:
+            configured = self.workspaces.folder(self.folder(absolute(cwd))).settings.sessionDir
+            infos = lister.list_cwd(absolute(cwd), agent, configured)
+        else:
+            infos = lister.list_all(agent, self.workspaces.folder(None).settings.sessionDir)
         start = 0
         if cursor:
             if not cursor.isdigit():

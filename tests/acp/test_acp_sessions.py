@@ -7,6 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -298,3 +299,24 @@ async def test_branch_replays_the_new_active_branch(acp_agent: Any) -> None:
     )
     assert quiet["replayed"] is False
     assert not any(u.session_update.endswith("_chunk") for _, u in agent.client.updates[before:])
+
+
+async def test_sessions_live_where_the_session_dir_setting_puts_them(
+    acp_agent: Any, tmp_path: Path
+) -> None:
+    """pi 1.6.0's ``sessionDir`` (agent settings file): new, list, load and resume all use it."""
+    custom = tmp_path / "custom-sessions"
+    agent = await acp_agent(_script(), settings={"sessionDir": str(custom)})
+    session = await _two_turns(agent)
+    assert [p.name.endswith(f"_{session}.jsonl") for p in custom.glob("*.jsonl")] == [True]
+    assert not list(session_dir(str(agent.root), agent.agent_dir).glob("*.jsonl"))
+    listed = await agent.conn.list_sessions(cwd=str(agent.root))
+    assert [info.session_id for info in listed.sessions] == [session]
+    everywhere = await agent.conn.list_sessions()
+    assert [info.session_id for info in everywhere.sessions] == [session]
+    await agent.conn.close_session(session_id=session)
+    before = len(agent.client.updates)
+    await agent.conn.load_session(cwd=str(agent.root), session_id=session, mcp_servers=[])
+    assert len(agent.client.updates) > before  # found and replayed
+    await agent.conn.close_session(session_id=session)
+    await agent.conn.resume_session(cwd=str(agent.root), session_id=session, mcp_servers=[])
