@@ -37,8 +37,7 @@ from acp.schema import AllowedOutcome, EnvVariable, PermissionOption, ToolCallUp
 
 from pi_lsp.acp.config import ALLOW_EDITS, READ_ONLY
 from pi_lsp.acp.content import kind_of, path_of
-from pi_lsp.agent.loop import wait_unless
-from pi_lsp.agent.permissions import Asker, PermissionRequest
+from pi_lsp.agent.permissions import Asker, PermissionRequest, wait_unless
 from pi_lsp.literals import PermissionDecision as Decision
 from pi_lsp.tools import FileStat, LocalFileSystem, ToolError
 from pi_lsp.tools.base import ToolInvocation, ToolResult, UpdateCallback

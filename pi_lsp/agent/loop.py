@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,12 +35,12 @@ from pi_lsp.agent.events import (
     TurnEnd,
     TurnStart,
 )
+from pi_lsp.agent.permissions import unless_cancelled
 from pi_lsp.edits.in_flight import tool_scope
 from pi_lsp.session.messages import AssistantMessage, ContextMessage, ToolCall, ToolResultMessage
 from pi_lsp.tools import Tool, ToolError, ToolResult
 
 SKIPPED = "Skipped due to queued user message."
-WITHDRAWN = "Aborted: the permission request was withdrawn before the user answered."
 TRUNCATED_CALL = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its '
     "arguments may be truncated. Re-issue the tool call with complete arguments."
@@ -278,7 +277,7 @@ async def _execute(call: _Call, hooks: LoopHooks) -> ToolResult:
     if hooks.before_tool is not None:
         check = hooks.before_tool(str(block.get("name")), str(block.get("id")), args)
         try:
-            refusal = await _unless_cancelled(check, call.cancel)
+            refusal = await unless_cancelled(check, call.cancel)
         except Exception as exc:  # a failed check refuses this call; the turn goes on
             refusal = f"The permission check failed ({type(exc).__name__}: {exc}); not run."
         if refusal is not None:
@@ -302,51 +301,6 @@ async def _execute(call: _Call, hooks: LoopHooks) -> ToolResult:
         return ToolResult.of_text(exc.message, {}, is_error=True)
     except Exception as exc:
         return ToolResult.of_text(f"{type(exc).__name__}: {exc}", {}, is_error=True)
-
-
-async def _unless_cancelled(
-    check: Awaitable[str | None], cancel: asyncio.Event | None
-) -> str | None:
-    """The permission check's answer, or :data:`WITHDRAWN` once the call is cancelled.
-
-    The pending question is cancelled with it, so an abort (and a close or a shutdown, which
-    abort) never waits for a prompt the user may not answer for minutes. The check runs in its
-    own task, so the context variables it sets (the permission gate hands the path it checked
-    to the write that way: ``tools.fs.write_checked``) are copied back to the caller afterwards,
-    as if it had been awaited directly.
-    """
-    context = contextvars.copy_context()
-    asking = asyncio.get_running_loop().create_task(_awaited(check), context=context)
-    if cancel is not None:
-        await wait_unless(asking, cancel)
-        if asking.cancelled():
-            return WITHDRAWN
-    answer = await asking
-    for variable, value in context.items():
-        variable.set(value)
-    return answer
-
-
-async def wait_unless(task: asyncio.Future[Any], signal: asyncio.Event) -> bool:
-    """Wait for ``task`` unless ``signal`` is set first; True when the task finished first.
-
-    When the signal comes first the task is cancelled and awaited, so nothing is left running
-    (a permission question withdrawn on abort). Shared by the loop and the ACP face.
-    """
-    signalled = asyncio.ensure_future(signal.wait())
-    try:
-        done, _ = await asyncio.wait({task, signalled}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        signalled.cancel()
-        if not task.done():
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-    return task in done
-
-
-async def _awaited(check: Awaitable[str | None]) -> str | None:
-    return await check
 
 
 async def _collect(

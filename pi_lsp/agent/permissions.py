@@ -21,6 +21,8 @@ which refuses a target that changed in between.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import logging
 import os
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -185,3 +187,51 @@ def _link_count(path: str) -> int:
     except (OSError, ValueError):
         return 1
     return info.st_nlink if not os.path.isdir(path) else 1
+
+
+WITHDRAWN = "Aborted: the permission request was withdrawn before the user answered."
+
+
+async def unless_cancelled(
+    check: Awaitable[str | None], cancel: asyncio.Event | None
+) -> str | None:
+    """The permission check's answer, or :data:`WITHDRAWN` once the call is cancelled.
+
+    The pending question is cancelled with it, so an abort (and a close or a shutdown, which
+    abort) never waits for a prompt the user may not answer for minutes. The check runs in its
+    own task, so the context variables it sets (the permission gate hands the path it checked
+    to the write that way: ``tools.fs.write_checked``) are copied back to the caller afterwards,
+    as if it had been awaited directly.
+    """
+    context = contextvars.copy_context()
+    asking = asyncio.get_running_loop().create_task(_awaited(check), context=context)
+    if cancel is not None:
+        await wait_unless(asking, cancel)
+        if asking.cancelled():
+            return WITHDRAWN
+    answer = await asking
+    for variable, value in context.items():
+        variable.set(value)
+    return answer
+
+
+async def wait_unless(task: asyncio.Future[Any], signal: asyncio.Event) -> bool:
+    """Wait for ``task`` unless ``signal`` is set first; True when the task finished first.
+
+    When the signal comes first the task is cancelled and awaited, so nothing is left running
+    (a permission question withdrawn on abort). Shared by the loop (through :func:`unless_cancelled`) and the ACP face.
+    """
+    signalled = asyncio.ensure_future(signal.wait())
+    try:
+        done, _ = await asyncio.wait({task, signalled}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        signalled.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+    return task in done
+
+
+async def _awaited(check: Awaitable[str | None]) -> str | None:
+    return await check
