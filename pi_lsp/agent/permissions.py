@@ -219,7 +219,8 @@ async def wait_unless(task: asyncio.Future[Any], signal: asyncio.Event) -> bool:
     """Wait for ``task`` unless ``signal`` is set first; True when the task finished first.
 
     When the signal comes first the task is cancelled and awaited, so nothing is left running
-    (a permission question withdrawn on abort). Shared by the loop (through :func:`unless_cancelled`) and the ACP face.
+    (a permission question withdrawn on abort). Shared by the loop (through
+    :func:`unless_cancelled`) and the ACP face.
     """
     signalled = asyncio.ensure_future(signal.wait())
     try:
