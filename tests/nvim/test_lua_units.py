@@ -241,3 +241,17 @@ def test_help_tags_build_and_cover_the_commands(lua: Any, tmp_path: Path) -> Non
     subcommands = lua("return vim.tbl_keys(require('pi_lsp.commands').subcommands)")
     for name in subcommands:
         assert f":Pi {name}" in text, name
+
+
+def test_help_works_from_a_plain_runtimepath_entry(lua: Any, tmp_path: Path) -> None:
+    """No plugin manager builds the tags for a bare ``rtp`` entry: the plugin file does."""
+    copy = tmp_path / "nvim"
+    shutil.copytree(PLUGIN, copy, ignore=shutil.ignore_patterns("tags"))
+    assert not (copy / "doc" / "tags").exists()
+    found = lua(
+        "vim.opt.rtp:prepend(...); vim.g.loaded_pi_lsp = nil; vim.cmd('runtime plugin/pi_lsp.lua');"
+        " vim.cmd('help pi_lsp-foreign'); local name = vim.api.nvim_buf_get_name(0);"
+        " vim.cmd('helpclose'); return name",
+        str(copy),
+    )
+    assert found == str(copy / "doc" / "pi_lsp.txt")
