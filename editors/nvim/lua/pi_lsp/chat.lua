@@ -1,6 +1,7 @@
 --- The chat: a markdown buffer rendering the session at its leaf (streamed as events arrive)
 --- and a prompt buffer under it. Every line knows the session entry it shows, so the keys on
 --- the message under the cursor (branch, summary branch, edit-and-resend, label, fork) work.
+--- pi_lsp.stream writes the events into it as they arrive.
 local client = require("pi_lsp.client")
 local config = require("pi_lsp.config")
 local foreign = require("pi_lsp.foreign")
@@ -32,6 +33,7 @@ function M.foldexpr()
 end
 
 local function create_buffers()
+  require("pi_lsp.stream") -- renders the events here (setup loads it too; at the top: a cycle)
   if not valid(M.buf) then
     M.buf = api.nvim_create_buf(false, true)
     api.nvim_buf_set_name(M.buf, "pi://chat")

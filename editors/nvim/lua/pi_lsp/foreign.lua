@@ -45,6 +45,9 @@ end
 ---@param notes pi_lsp.ForeignNote[]
 ---@return pi_lsp.Piece[]
 function M.place(pieces, notes)
+  if #notes == 0 then
+    return pieces -- the usual case: a session nobody else wrote to during a turn here
+  end
   local last = {} --- entry id → index of its last piece
   for i, piece in ipairs(pieces) do
     if piece.entry then
