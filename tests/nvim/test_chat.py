@@ -9,7 +9,7 @@ from typing import Any
 from pi_lsp.devtools.builders import fake_settings, tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, Turn
-from tests.nvim.conftest import Nvim
+from tests.nvim.conftest import WAIT, Nvim
 
 CHAT_LINES = "return vim.api.nvim_buf_get_lines(require('pi_lsp.chat').buf, 0, -1, false)"
 
@@ -21,7 +21,7 @@ CHAT_FIND = (
 )
 
 
-def wait_chat(n: Nvim, text: str, timeout: float = 20.0) -> None:
+def wait_chat(n: Nvim, text: str, timeout: float = WAIT) -> None:
     """Wait until the chat buffer shows ``text``."""
     n.wait(CHAT_FIND, timeout, text)
 
@@ -46,7 +46,7 @@ def open_chat(n: Nvim) -> None:
     n.wait("return require('pi_lsp.state').id() ~= nil and require('pi_lsp.chat').is_open()")
 
 
-def wait_idle(n: Nvim, count: int = 1, timeout: float = 30.0) -> None:
+def wait_idle(n: Nvim, count: int = 1, timeout: float = WAIT) -> None:
     n.wait_event("agent_end", count, timeout)
     n.wait("local s = require('pi_lsp.state').session; return s ~= nil and not s.isStreaming")
 
@@ -259,9 +259,8 @@ def _bash_results(n: Nvim) -> list[dict[str, Any]]:
     ]
 
 
-PERMISSION_WAIT = 90.0
-"""How long the tests wait for a prompt or for the turn's end (the first model call can take
-a while on a loaded machine: litellm's import)."""
+PERMISSION_WAIT = WAIT
+"""How long the tests wait for a prompt or for the turn's end."""
 
 
 def _permission_run(launch: Any, keys: list[str]) -> list[dict[str, Any]]:
