@@ -193,6 +193,10 @@ document.addEventListener("click", (e) => {
     const found = model.items.find((it) => it.entryId === entryId);
     const text = action === "copy" && found ? itemText(found) : undefined;
     post({ type: "action", action, entryId, ...(text !== undefined ? { text } : {}) });
+  } else if (b.dataset.tree) {
+    post({ type: "reveal", entryId: b.dataset.tree });
+  } else if (b.dataset.foreign) {
+    post({ type: "action", action: "branch", entryId: b.dataset.foreign });
   } else if (b.dataset.diff) {
     post({ type: "openDiff", path: b.dataset.diff });
   } else if (b.dataset.earlier) {

@@ -29,6 +29,8 @@ export type FromWebview =
   | { type: "loadEarlier" }
   | { type: "command"; command: "pickModel" | "pickThinking" | "compact" | "newSession" | "showTree" | "rename" | "restart" }
   | { type: "openDiff"; path: string }
+  /** Show an entry in the session tree (the other program's branch of a foreign_entries note). */
+  | { type: "reveal"; entryId: string }
   | { type: "copy"; text: string }
   /** After a reset (always) or an event (bench mode): the frame that shows it, in epoch ms. */
   /** `items` in the model, `shown` of them rendered in that frame (a reset paints the newest first).

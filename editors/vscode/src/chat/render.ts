@@ -77,6 +77,14 @@ function body(item: ChatItem, tools: ReadonlyMap<string, ToolCard>, open: ToolOp
     case "custom":
     case "notice":
       return div("text", item.text);
+    case "foreign": {
+      const n = item.entryIds.length;
+      return div("who", "Another program wrote to this session") +
+        div("text", `While this turn ran, another program (such as the pi CLI) appended ${n} ${n === 1 ? "entry" : "entries"} to this session file. ` +
+          "They form a separate branch beside this conversation, which stayed on its own.") +
+        `<div class="foreign-actions">${button("Show in tree", { tree: item.tipId }, "Reveal the other branch in the session tree")}${
+          button("Switch to that branch", { foreign: item.tipId }, "Continue from the other program's last entry (optionally summarizing this branch)")}</div>`;
+    }
     case "changes":
       return div("who", "Files changed in this turn") +
         item.files.map((f) => `<div class="file"><span class="path">${esc(f)}</span>${button("Open diff", { diff: f })}</div>`).join("");
@@ -85,9 +93,9 @@ function body(item: ChatItem, tools: ReadonlyMap<string, ToolCard>, open: ToolOp
 
 /** One item's element, `data-key` and `data-entry-id` included (the webview finds items by them). */
 export function itemHtml(item: ChatItem, tools: ReadonlyMap<string, ToolCard>, open: ToolOpen = () => undefined): string {
-  const cls = item.kind === "notice" ? `item notice ${item.level}` : `item ${item.kind}`;
+  const cls = item.kind === "notice" ? `item notice ${item.level}` : item.kind === "foreign" ? "item notice warning foreign" : `item ${item.kind}`;
   const id = item.entryId ? ` data-entry-id="${esc(item.entryId)}"` : "";
-  const acts = item.kind !== "notice" && item.kind !== "changes" ? actions(item) : "";
+  const acts = item.kind !== "notice" && item.kind !== "changes" && item.kind !== "foreign" ? actions(item) : "";
   return `<div class="${cls}" data-key="${item.key}"${id}>${body(item, tools, open)}${acts}</div>`;
 }
 

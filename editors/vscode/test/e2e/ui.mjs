@@ -149,7 +149,11 @@ try {
     await page.locator(".quick-input-widget", { hasText: "Bookmark text" }).waitFor();
     await page.locator(".quick-input-widget input").fill("the question");
     await page.keyboard.press("Enter");
-    await treeRow("please fix add").filter({ hasText: "the question" }).waitFor({ timeout: 15000 });
+    const row = treeRow("please fix add").filter({ hasText: "label: the question" });
+    await row.waitFor({ timeout: 15000 });
+    // the badge's icon is a codicon (the workbench's font), not an emoji that needs a system font
+    await row.locator(".codicon-tag").waitFor({ timeout: 5000 });
+    await row.screenshot({ path: join(shots, "ui-label.png") });
   });
 
   await step("tree context menu → Branch from Here… → Branch here: the leaf moves to that row", async () => {

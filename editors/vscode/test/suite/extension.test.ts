@@ -83,6 +83,14 @@ describe("pi extension in the real extension host", () => {
     assert.ok(firstAnswer);
   });
 
+  it("pi.showTree with an entry id reveals and selects its row (the foreign-entries note's Show in tree)", async () => {
+    const r = (await vscode.commands.executeCommand("pi.showTree", { entryId: user })) as { revealed: boolean };
+    assert.equal(r.revealed, true);
+    await until("row selected", () => api.tree.view?.selection.some((row) => row.kind === "node" && row.id === user));
+    const none = (await vscode.commands.executeCommand("pi.showTree", { entryId: "no-such-entry" })) as { revealed: boolean };
+    assert.equal(none.revealed, false);
+  });
+
   it("pi.labelEntry sets and clears a label", async () => {
     const id = (await vscode.commands.executeCommand("pi.labelEntry", { entryId: user, label: "the question" })) as string;
     assert.match(id, /^[0-9a-f]{8}$/);

@@ -204,6 +204,24 @@ await check("compaction and branch summary are items with their summaries on exp
   assert(await page.locator("#log .item.branchSummary summary", { hasText: "Summary of the branch left" }).count() === 1, "branch summary item");
 });
 
+await check("another program's entries during the turn (foreign_entries, captured): a note with the count, Show in tree and Switch", async () => {
+  const foreign = fixture("foreign");
+  await send({ type: "reset", state, entries: foreign.messagesBefore.entries, hasEarlier: false });
+  for (const n of foreign.events) await send({ type: "event", event: n.event, seq: n.seq });
+  const told = foreign.events.map((n) => n.event).find((e) => e.type === "foreign_entries");
+  const note = page.locator("#log .item.foreign");
+  assert((await note.count()) === 1, "one note");
+  assert(/appended 2 entries/.test(await note.textContent()), await note.textContent());
+  assert(!(await page.locator("#log .item.user .text", { hasText: "A question from the CLI" }).count()), "their messages are not in this chat");
+  await posted();
+  await note.locator("button", { hasText: "Show in tree" }).click();
+  await note.locator("button", { hasText: "Switch to that branch" }).click();
+  const p = await posted();
+  const tip = told.entryIds.at(-1);
+  assert(JSON.stringify(p) === JSON.stringify([{ type: "reveal", entryId: tip }, { type: "action", action: "branch", entryId: tip }]), JSON.stringify(p));
+  await page.screenshot({ path: join(shots, "webview-foreign.png") });
+});
+
 await check("setInput fills the box (Edit & branch), header shows name, model, meter", async () => {
   await send({ type: "setInput", text: "Why does add(-1, 2) return 3?" });
   assert((await page.inputValue("#input")) === "Why does add(-1, 2) return 3?", "input");
