@@ -38,9 +38,12 @@ foreign_file: list[str] = []
 
 
 def responder(body: dict[str, Any]) -> Turn | None:
-    """Compaction and branch-summary requests carry a <conversation> block; in the "foreign"
+    """The scripted provider's answers beyond the script.
+
+    Compaction and branch-summary requests carry a <conversation> block; in the "foreign"
     scenario another writer (as the pi CLI, which takes no lock) appends a user message and its
-    reply to the session file while the daemon's model call runs."""
+    reply to the session file while the daemon's model call runs.
+    """
     if "<conversation>" in json.dumps(body.get("messages")):
         return Turn(text=SUMMARY)
     if foreign_file and FOREIGN_PROMPT in message_text(body["messages"][-1]):
@@ -225,7 +228,8 @@ async def capture(work: Path) -> dict[str, Any]:
             state = await client.request("pi/session/state", {"sessionId": session})
             foreign_file.append(state["sessionFile"])
             ends = len(client.events("agent_end"))
-            await client.request("pi/session/prompt", {"sessionId": session, "text": FOREIGN_PROMPT})
+            prompt = {"sessionId": session, "text": FOREIGN_PROMPT}
+            await client.request("pi/session/prompt", prompt)
             await client.wait_event("agent_end", ends + 1)
 
         await scenario("foreign", foreign)
@@ -236,8 +240,11 @@ async def capture(work: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    """Capture and write the fixtures (only the scenarios named as arguments, if any: the
-    scenarios build on each other, so all of them run)."""
+    """Capture and write the fixtures.
+
+    Only the scenarios named as arguments are written, if any are named; the scenarios build on
+    each other, so all of them run.
+    """
     only = set(sys.argv[1:])
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="pi-capture-") as tmp:
