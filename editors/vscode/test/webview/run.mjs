@@ -6,6 +6,7 @@
 // posted message, paging, and that no page or CSP error happened. Prints "N passed, N failed".
 import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { checks } from "../checks.mjs";
 import { launchChromium, root, serveWebview } from "./serve.mjs";
 
 const shots = join(root, "test-results");
@@ -19,18 +20,7 @@ let firstState = null;
 const { base, close } = await serveWebview({}, (url) =>
   url.searchParams.get("first") === "big" ? { type: "reset", state: firstState, entries: bigEntries.slice(250), hasEarlier: true } : null);
 
-let passed = 0;
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split("\n").slice(0, 4).join("\n  ")}`);
-  }
-}
+const { check, finish } = checks();
 function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
@@ -378,5 +368,4 @@ await check("an inline script would be refused by the CSP (the check above can f
 
 await browser.close();
 close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();
