@@ -147,13 +147,15 @@ describe("benchmarks", () => {
     await vscode.commands.executeCommand("pi.openSession", file);
     const opened = now() - t0;
     const t1 = now();
+    // the tree's part: pi/session/tree (asked for when the session opened) answered and loaded
+    const loaded = api.tree.loaded.then(() => now() - t1);
     const r = (await vscode.commands.executeCommand("pi.showTree")) as { nodes: number };
     const top = api.tree.getChildren();
     for (const row of top) api.tree.getTreeItem(row);
     const expanded = top.filter((row) => api.tree.model.containsLeaf(row)).flatMap((row) => api.tree.getChildren(row));
     for (const row of expanded) api.tree.getTreeItem(row);
     const treeShown = now() - t1;
-    result.large = { nodes: r.nodes, openMs: round(opened), treeShownMs: round(treeShown), topRows: top.length, expandedRows: expanded.length };
+    result.large = { nodes: r.nodes, openMs: round(opened), treeShownMs: round(treeShown), treeLoadedMs: round(await loaded), topRows: top.length, expandedRows: expanded.length };
     const paints: number[] = [];
     for (let i = 0; i < 3; i++) paints.push(await firstPaint());
     (result.large as Record<string, unknown>).chatFirstPaintMs = round(median(paints));
