@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 import os
 import shutil
 import statistics
@@ -21,6 +22,22 @@ SESSIONS = CORPUS / "sessions"
 CLOCK = time.process_time if os.environ.get("PI_LSP_BENCH_CLOCK") == "cpu" else time.perf_counter
 """Wall time by default; ``PI_LSP_BENCH_CLOCK=cpu`` measures this process's CPU time instead
 (comparable between runs when other work shares the machine)."""
+
+
+MEASURE_PREFIX = "#measure "
+"""Start of the machine-readable lines :func:`report` prints (``bench/compare.py`` reads them)."""
+
+
+def report(name: str, value: float, unit: str) -> None:
+    """Print one measure as ``#measure {"name": …, "value": …, "unit": …}`` for ``bench/compare.py``.
+
+    Only when ``PI_LSP_BENCH_REPORT=1`` (``compare.py`` sets it), so the tables a script prints for
+    people stay as they are. ``name`` is stable across revisions (it pairs the before and after
+    figures); lower values are better unless ``unit`` ends in ``/s``.
+    """
+    if os.environ.get("PI_LSP_BENCH_REPORT") == "1":
+        line = json.dumps({"name": name, "value": value, "unit": unit}, ensure_ascii=False)
+        print(MEASURE_PREFIX + line, flush=True)
 
 
 def median_ms(fn: Callable[[], object], runs: int = 9, warmup: int = 1) -> float:
