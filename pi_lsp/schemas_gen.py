@@ -34,7 +34,7 @@ def _session_schemas() -> dict[str, Any]:
 
 
 def _context_schemas() -> dict[str, Any]:
-    from pi_lsp.prompt.models import ContextFilesReport
+    from pi_lsp.prompt.files import ContextFilesReport
 
     return {"context-files": TypeAdapter(ContextFilesReport)}
 

@@ -21,9 +21,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_lsp.prompt.files import SystemFiles, load_context_files, load_system_files, resolve_dirs
-from pi_lsp.prompt.fs import ContextFs, LocalFs
-from pi_lsp.prompt.models import ContextFile, ContextWarning
+from pi_lsp.prompt.files import (
+    ContextFile,
+    SystemFiles,
+    load_context_files,
+    load_system_files,
+    resolve_dirs,
+)
+from pi_lsp.prompt.fs import ContextFs, ContextWarning, LocalFs
 
 
 @dataclass(frozen=True, slots=True)
