@@ -75,7 +75,6 @@ bench-compare: $(STAMP) ## before/after in one run: make bench-compare REV=55809
 
 schemas: $(STAMP) $(VSCODE_DEPS) ## regenerate schemas/ from the Python types (TypedDicts, pydantic models), then the Lua types and the VS Code extension's types and pi.* settings from schemas/
 	$(PY) -m pi_lsp.schemas_gen
-	$(PY) -m pi_lsp.devtools.lua_types
 	cd $(VSCODE) && npm run --silent gen
 
 
