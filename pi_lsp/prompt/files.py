@@ -86,23 +86,28 @@ class ContextLoad:
     """Each problem once, in the order it was met."""
 
 
-def resolve_dirs(
-    cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None = None
-) -> tuple[str, str]:
+StrPath = str | os.PathLike[str]
+"""A directory as callers give it; made absolute, never resolved (paths stay lexical)."""
+
+
+def resolve_dirs(cwd: StrPath, agent_dir: StrPath | None = None) -> tuple[str, str]:
     """Absolute, lexically normalised ``(cwd, agent_dir)``; the agent dir defaults as pi's does."""
     agent = default_agent_dir() if agent_dir is None else agent_dir
     return os.path.abspath(cwd), os.path.abspath(os.path.expanduser(agent))
 
 
+def prepare_load(
+    cwd: StrPath, agent_dir: StrPath | None, fs: ContextFs | None
+) -> tuple[ContextFs, str, str]:
+    """The file system a load uses (the real one unless given) and its ``(cwd, agent_dir)``."""
+    return (LocalFs() if fs is None else fs, *resolve_dirs(cwd, agent_dir))
+
+
 def load_context_files(
-    cwd: str | os.PathLike[str],
-    agent_dir: str | os.PathLike[str] | None = None,
-    *,
-    fs: ContextFs | None = None,
+    cwd: StrPath, agent_dir: StrPath | None = None, *, fs: ContextFs | None = None
 ) -> ContextLoad:
     """Find and read the context files for ``cwd``; the agent dir defaults as pi's does."""
-    fs = LocalFs() if fs is None else fs
-    cwd_path, agent_path = resolve_dirs(cwd, agent_dir)
+    fs, cwd_path, agent_path = prepare_load(cwd, agent_dir, fs)
     warnings: list[ContextWarning] = []
     seen: set[_FileIdentity] = set()
     loader = _DirectoryLoader(fs, seen, warnings)
@@ -205,14 +210,10 @@ class SystemFiles:
 
 
 def load_system_files(
-    cwd: str | os.PathLike[str],
-    agent_dir: str | os.PathLike[str] | None = None,
-    *,
-    fs: ContextFs | None = None,
+    cwd: StrPath, agent_dir: StrPath | None = None, *, fs: ContextFs | None = None
 ) -> SystemFiles:
     """Find ``SYSTEM.md`` and ``APPEND_SYSTEM.md`` for ``cwd``: project ``.pi/`` first."""
-    fs = LocalFs() if fs is None else fs
-    cwd_path, agent_path = resolve_dirs(cwd, agent_dir)
+    fs, cwd_path, agent_path = prepare_load(cwd, agent_dir, fs)
     warnings: list[ContextWarning] = []
     found = [
         _first_file(
