@@ -40,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import plain_copy, report, spawn_piped  # noqa: E402
+from bench.common import plain_copy, report, spawn_piped, wait_or_kill  # noqa: E402
 from pi_lsp.devtools.builders import VSCODE_CAPABILITIES  # noqa: E402
 
 DAEMON = [sys.executable, "-m", "pi_lsp", "--stdio"]
@@ -209,11 +209,7 @@ class Client:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.request("shutdown"), 10)
             self.notify("exit", None)
-        try:
-            await asyncio.wait_for(self.process.wait(), 10)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
+        await wait_or_kill(self.process, 10)
         self._reader.cancel()
 
 
@@ -287,13 +283,7 @@ class FakeProvider:
         return {index: ns for index, ns in await self._command({"stamps": True})}
 
     async def stop(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 10)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
+        await wait_or_kill(self.process, 10, close_stdin=True)
 
 
 def serve_fake() -> None:

@@ -32,8 +32,8 @@ def report(name: str, value: float, unit: str) -> None:
     """Print one measure as ``#measure {"name": …, "value": …, "unit": …}`` for ``bench/compare.py``.
 
     Only when ``PI_LSP_BENCH_REPORT=1`` (``compare.py`` sets it), so the tables a script prints for
-    people stay as they are. ``name`` is stable across revisions (it pairs the before and after
-    figures); lower values are better unless ``unit`` ends in ``/s``.
+    people stay as they are. ``name`` must stay the same across revisions: it pairs the before and
+    after figures.
     """
     if os.environ.get("PI_LSP_BENCH_REPORT") == "1":
         line = json.dumps({"name": name, "value": value, "unit": unit}, ensure_ascii=False)
@@ -84,3 +84,17 @@ async def spawn_piped(
         cwd=cwd,
         limit=limit,
     )
+
+
+async def wait_or_kill(
+    process: asyncio.subprocess.Process, timeout: float, *, close_stdin: bool = False
+) -> None:
+    """Wait for ``process`` to exit (after closing its stdin, which asks a piped server to stop);
+    kill it if it is still running after ``timeout`` seconds."""
+    if close_stdin and process.stdin is not None:
+        process.stdin.close()
+    try:
+        await asyncio.wait_for(process.wait(), timeout)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
