@@ -283,11 +283,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if missing:
             print(f"not in both trees (left out): {', '.join(missing)}")
         clock = args.clock
-        if (
-            clock == "cpu"
-            and "PI_LSP_BENCH_CLOCK" not in (before_tree / "bench/common.py").read_text()
-        ):
-            print(f"{commit}'s scripts have no CPU clock: both trees use wall time")
+        without = [
+            side
+            for side, tree in trees.items()
+            if "PI_LSP_BENCH_CLOCK" not in (tree / "bench/common.py").read_text()
+        ]
+        if clock == "cpu" and without:
+            print(f"the {' and '.join(without)} scripts have no CPU clock: both use wall time")
             clock = "wall"
         envs = {side: tree_env(tree, clock) for side, tree in trees.items()}
         for side, tree in trees.items():
