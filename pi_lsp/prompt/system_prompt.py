@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Sequence
 from datetime import date
 from typing import NamedTuple
 
-from pi_lsp.prompt.models import ContextFile
+from pi_lsp.prompt.files import ContextFile
 from pi_lsp.prompt.sources import PromptSources
 
 

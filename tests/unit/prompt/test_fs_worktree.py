@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.prompt import load_context_files
-from pi_lsp.prompt.fs import LocalFs
-from pi_lsp.prompt.worktree import find_git_paths, shadowed_context_file
+from pi_lsp.prompt.fs import LocalFs, find_git_paths, shadowed_context_file
 
 
 def loaded_paths(cwd: Path, root: Path) -> list[str]:
