@@ -1,7 +1,5 @@
 """Between loop runs: retries, overflow and length recovery, automatic compaction.
 
-Retries, overflow recovery and automatic compaction around an agent session's runs.
-
 pi's rules (spec §11, 6.7): a transient provider error is retried after 2 s, 4 s, 8 s (abortable);
 a context overflow is compacted and retried once per prompt; after a successful run, or before a
 new prompt, the context is compacted when it passes ``window - reserve``. A failed reply stays in
@@ -10,13 +8,13 @@ what the model sees before the next attempt, as pi 1.6.0 does.
 
 What to do after a run (retry a transient error, recover from an overflow, or compact) is a
 pure decision over the last assistant message (:func:`after_error`); :class:`Maintenance`
-performs it.
+performs it, driving the loop runs its agent session hands it (:meth:`Maintenance.drive`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -27,7 +25,7 @@ from pi_lsp.agent.events import (
     AutoRetryEnd,
     AutoRetryStart,
 )
-from pi_lsp.agent.llm import is_context_overflow, is_retryable_message
+from pi_lsp.agent.llm import ProviderFailure, is_context_overflow, is_retryable_message
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.compaction import (
     SummaryModel,
@@ -40,9 +38,12 @@ from pi_lsp.compaction import (
 from pi_lsp.literals import CompactionReason
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import ContextMessage
 from pi_lsp.settings import RetrySettings, Settings
 
 Emit = Callable[[AgentEvent], None]
+RunLoop = Callable[[Sequence[ContextMessage]], Awaitable[list[ContextMessage]]]
+"""One run of the loop with these prompts (none: continue); returns the messages it added."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,42 @@ class Maintenance:
         self.overflow_tried = False
         self.compacting = False
         """True while an automatic compaction runs."""
+
+    async def drive(
+        self,
+        run: RunValues,
+        prompts: Sequence[ContextMessage],
+        loop: RunLoop,
+        failure: Callable[[], ProviderFailure | None],
+        queued: Callable[[], Sequence[ContextMessage]],
+    ) -> None:
+        """Run the loop, then retry, recover or compact as pi's rules say, until done.
+
+        ``failure`` tells why the last model call failed; ``queued`` takes the steering or
+        follow-up messages a compaction after the run lets through.
+        """
+        while True:
+            added = await loop(prompts)
+            prompts = []
+            last = next((m for m in reversed(added) if m["role"] == "assistant"), None)
+            if last is None or run.abort.is_set():
+                return
+            if last.get("stopReason") == "error":
+                failed = failure()
+                delay = failed.retry_after_ms if failed is not None else None
+                if not await self.after_error(run, last, delay):
+                    return
+                continue
+            self.succeeded()
+            if last.get("stopReason") == "aborted":
+                return
+            if last.get("stopReason") == "length" and await self.after_length(run, last):
+                continue
+            if not await self.threshold(run, last):
+                return
+            prompts = queued()
+            if not prompts:
+                return
 
     def new_prompt(self) -> None:
         """A user prompt starts: overflow recovery may be tried again."""

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.agent.config import MessageQueue, QueueMode
+from pi_lsp.agent import MessageQueue
 from pi_lsp.agent.loop import SKIPPED, LoopHooks, run_loop
 from pi_lsp.devtools.builders import user
+from pi_lsp.literals import QueueMode
 from pi_lsp.tools import create_tools
 from tests.unit.agent.scripted import Reply, Script, SleepTool, kinds, recorder, tool_map
 

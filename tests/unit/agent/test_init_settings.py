@@ -5,12 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from pi_lsp.agent.factory import (
-    AgentOptions,
-    choose_thinking_level,
-    create_agent_session,
-    resolve,
-)
+from pi_lsp.agent import AgentOptions, choose_thinking_level, resolve
+from pi_lsp.agent.agent_session import create_agent_session
 from pi_lsp.agent.maintenance import after_error, retry_delay_ms
 from pi_lsp.agent.models import ModelInfo, ModelRef
 from pi_lsp.devtools.builders import assistant, user
