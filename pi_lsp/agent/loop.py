@@ -355,22 +355,15 @@ def _result_payload(result: ToolResult) -> ToolOutput:
 
 def tool_result_message(block: ToolCall, result: ToolResult) -> ToolResultMessage:
     """pi's ``toolResult`` message for a call (key order as pi writes it)."""
-    content = list(result.content)
-    if result.details is None:
-        return ToolResultMessage(
-            role="toolResult",
-            toolCallId=block["id"],
-            toolName=block["name"],
-            content=content,
-            isError=result.is_error,
-            timestamp=now_ms(),
-        )
-    return ToolResultMessage(
+    message = ToolResultMessage(
         role="toolResult",
         toolCallId=block["id"],
         toolName=block["name"],
-        content=content,
+        content=list(result.content),
         details=result.details,
         isError=result.is_error,
         timestamp=now_ms(),
     )
+    if result.details is None:
+        del message["details"]  # pi writes no key for a result without details
+    return message

@@ -16,6 +16,7 @@ from pi_lsp.agent.llm import (
 )
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.stream import AssistantStream, Endpoint, ModelRequest, stream_assistant
+from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import ScriptError, Turn
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage
@@ -27,6 +28,15 @@ ASSISTANT = TypeAdapter(AssistantMessage)
 
 async def events_of(stream: object) -> list[JsonObject]:
     return [event async for event in stream]  # type: ignore[attr-defined]
+
+
+async def failed_call(
+    make_fake: MakeFake, model: ModelInfo, error: ScriptError
+) -> tuple[AssistantStream, AssistantMessage, FakeOpenAI]:
+    """One call the scripted server fails with ``error``: the stream, its message, the server."""
+    fake = make_fake([Turn(error=error)])
+    stream = stream_assistant(request(model, fake))
+    return stream, await stream.result(), fake
 
 
 async def consuming_until_text(stream: AssistantStream) -> asyncio.Task[None]:
@@ -68,9 +78,7 @@ async def test_rate_limit_is_an_error_message_with_retry_delay(
 async def test_server_error_is_retryable_and_sent_once(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(error=ScriptError(status=500))])
-    stream = stream_assistant(request(plain_model, fake))
-    message = await stream.result()
+    stream, message, fake = await failed_call(make_fake, plain_model, ScriptError(status=500))
     assert message["errorMessage"].startswith("500 ")
     assert is_retryable_message(message)
     assert stream.failure is not None and stream.failure.kind == "server"
@@ -80,9 +88,7 @@ async def test_server_error_is_retryable_and_sent_once(
 async def test_authentication_failure_says_what_to_set(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(error=ScriptError(status=401))])
-    stream = stream_assistant(request(plain_model, fake))
-    message = await stream.result()
+    stream, message, _ = await failed_call(make_fake, plain_model, ScriptError(status=401))
     assert message["errorMessage"].startswith(
         "Authentication failed for openai: set OPENAI_API_KEY"
     )
@@ -95,9 +101,8 @@ async def test_authentication_failure_says_what_to_set(
 async def test_context_overflow_is_detected_and_not_retried(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(error=ScriptError.context_overflow(window=8192, requested=9000))])
-    stream = stream_assistant(request(plain_model, fake))
-    message = await stream.result()
+    overflow = ScriptError.context_overflow(window=8192, requested=9000)
+    stream, message, _ = await failed_call(make_fake, plain_model, overflow)
     assert "maximum context length is 8192 tokens" in message["errorMessage"]
     assert is_context_overflow(message, plain_model.context_window)
     assert not is_retryable_message(message)
