@@ -14,9 +14,9 @@ performs it, driving the loop runs its agent session hands it (:meth:`Maintenanc
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pi_lsp.agent.events import (
     AgentEvent,
@@ -37,8 +37,7 @@ from pi_lsp.compaction import (
 )
 from pi_lsp.literals import CompactionReason
 from pi_lsp.session import SessionStore
-from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.messages import ContextMessage
+from pi_lsp.session.messages import AssistantMessage, ContextMessage
 from pi_lsp.settings import RetrySettings, Settings
 
 Emit = Callable[[AgentEvent], None]
@@ -90,7 +89,7 @@ class Maintenance:
         while True:
             added = await loop(prompts)
             prompts = []
-            last = next((m for m in reversed(added) if m["role"] == "assistant"), None)
+            last = last_reply(added)
             if last is None or run.abort.is_set():
                 return
             if last.get("stopReason") == "error":
@@ -121,14 +120,16 @@ class Maintenance:
             self.retry_attempt = 0
 
     async def after_error(
-        self, run: RunValues, last: JsonObject, retry_after_ms: int | None
+        self, run: RunValues, last: AssistantMessage, retry_after_ms: int | None
     ) -> bool:
         """Handle a failed reply; True when the run should continue (retry or recovery).
 
         ``retry_after_ms`` is the delay the provider asked for, if any. The failed reply is
         omitted from the context (:meth:`drop_failed_reply`) before a retry.
         """
-        probe = {**last, "retryAfterMs": retry_after_ms} if retry_after_ms is not None else last
+        probe: Mapping[str, object] = (
+            {**last, "retryAfterMs": retry_after_ms} if retry_after_ms is not None else last
+        )
         retry = run.settings.retry
         decision = after_error(probe, run.model, retry, self.retry_attempt)
         error = str(last.get("errorMessage", ""))
@@ -218,7 +219,7 @@ class Maintenance:
         for target in targets:
             store.append_context_edit(target, None)
 
-    async def after_length(self, run: RunValues, last: JsonObject) -> bool:
+    async def after_length(self, run: RunValues, last: AssistantMessage) -> bool:
         """pi 1.6.0's recoverable length stop; True when the turn should continue.
 
         A reply cut below the model's output limit is omitted, the session compacted and the
@@ -227,11 +228,10 @@ class Maintenance:
         model = run.model
         usage = last.get("usage")
         output = usage.get("output") if isinstance(usage, dict) else None
-        same = (
-            last.get("provider") == model.ref.provider and last.get("model") == model.ref.model_id
-        )
         limit = model.max_output_tokens
-        if not (same and isinstance(output, int) and limit > 0 and output < limit):
+        if not (
+            _same_model(last, model) and isinstance(output, int) and limit > 0 and output < limit
+        ):
             return False
         if not run.settings.compaction.enabled:
             return False
@@ -239,15 +239,14 @@ class Maintenance:
             run, "Truncated response recovery failed after one compact-and-retry attempt."
         )
 
-    async def threshold(self, run: RunValues, last: JsonObject | None = None) -> bool:
+    async def threshold(self, run: RunValues, last: AssistantMessage | None = None) -> bool:
         """pi's threshold check (after a run, before a prompt); True when it compacted."""
         settings = run.settings.compaction
         if not settings.enabled:
             return False
         store = self.store
-        if last is None:
-            messages = store.context().messages
-            last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+        if last is None:  # the entries' parsed JSON: pi's message types, not validated (D1)
+            last = last_reply(cast("list[ContextMessage]", store.context().messages))
         if last is None or not usage_known(store):
             return False
         if last.get("stopReason") == "error":
@@ -322,9 +321,13 @@ def retry_delay_ms(settings: RetrySettings, attempt: int) -> int:
 
 
 def after_error(
-    message: JsonObject, model: ModelInfo, settings: RetrySettings, attempt: int
+    message: Mapping[str, object], model: ModelInfo, settings: RetrySettings, attempt: int
 ) -> Decision:
-    """For a reply that ended in an error: overflow recovery, a retry, or giving up."""
+    """For a reply that ended in an error: overflow recovery, a retry, or giving up.
+
+    ``message`` is the assistant message, with the delay the provider asked for (if any) as
+    ``retryAfterMs``.
+    """
     if _same_model(message, model) and is_context_overflow(message, model.context_window):
         return Decision("overflow")
     if not settings.enabled or not is_retryable_message(message, model.context_window):
@@ -338,13 +341,22 @@ def after_error(
     return Decision("retry", delay_ms=retry_delay_ms(settings, attempt), attempt=attempt)
 
 
-def _same_model(message: JsonObject, model: ModelInfo) -> bool:
+def last_reply(messages: Sequence[ContextMessage]) -> AssistantMessage | None:
+    """The last assistant message of ``messages``, if any."""
+    for index in range(len(messages) - 1, -1, -1):  # ``reversed`` would lose the type
+        message = messages[index]
+        if message["role"] == "assistant":
+            return message
+    return None
+
+
+def _same_model(message: Mapping[str, object], model: ModelInfo) -> bool:
     return (
         message.get("provider") == model.ref.provider and message.get("model") == model.ref.model_id
     )
 
 
-def usage_tokens(message: JsonObject) -> int | None:
+def usage_tokens(message: AssistantMessage) -> int | None:
     """Context size a reply's ``usage`` reports (``totalTokens`` or the sum of the parts)."""
     usage: Any = message.get("usage")
     if not isinstance(usage, dict):

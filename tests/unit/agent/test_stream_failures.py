@@ -39,6 +39,15 @@ async def failed_call(
     return stream, await stream.result(), fake
 
 
+def abortable(
+    make_fake: MakeFake, model: ModelInfo, turn: Turn
+) -> tuple[AssistantStream, asyncio.Event, FakeOpenAI]:
+    """A call the scripted server answers with ``turn``: the stream, its abort event, the server."""
+    fake = make_fake([turn])
+    abort = asyncio.Event()
+    return stream_assistant(request(model, fake, abort=abort)), abort, fake
+
+
 async def consuming_until_text(stream: AssistantStream) -> asyncio.Task[None]:
     """A task reading ``stream`` to its end, returned once the first text delta arrived."""
     started = asyncio.Event()
@@ -124,9 +133,9 @@ async def test_connection_refused_is_a_retryable_error(plain_model: ModelInfo) -
 async def test_abort_mid_stream_keeps_partial_and_closes_the_connection(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(text="Working on it now", chunk_size=4, hang_after=3)])
-    abort = asyncio.Event()
-    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    stream, abort, fake = abortable(
+        make_fake, plain_model, Turn(text="Working on it now", chunk_size=4, hang_after=3)
+    )
     seen = []
     async for event in stream:
         seen.append(event["type"])
@@ -144,9 +153,9 @@ async def test_abort_mid_stream_keeps_partial_and_closes_the_connection(
 async def test_abort_of_a_slow_stream_closes_it(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(text="x" * 400, chunk_size=1, chunk_delay=0.01)])
-    abort = asyncio.Event()
-    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    stream, abort, fake = abortable(
+        make_fake, plain_model, Turn(text="x" * 400, chunk_size=1, chunk_delay=0.01)
+    )
     async for event in stream:
         if event["type"] == "text_delta":
             abort.set()
@@ -195,9 +204,7 @@ async def test_closing_the_stream_early_closes_the_connection(
 async def test_abort_while_waiting_for_the_response_headers(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(text="late", response_delay=0.5)])
-    abort = asyncio.Event()
-    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    stream, abort, fake = abortable(make_fake, plain_model, Turn(text="late", response_delay=0.5))
 
     async def abort_when_sent() -> None:
         while not fake.requests:
@@ -216,9 +223,9 @@ async def test_abort_while_waiting_for_the_response_headers(
 async def test_outer_cancellation_wins_over_a_pending_abort(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(text="Hanging reply", hang_after=2)])
-    abort = asyncio.Event()
-    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    stream, abort, fake = abortable(
+        make_fake, plain_model, Turn(text="Hanging reply", hang_after=2)
+    )
     task = await consuming_until_text(stream)
     await asyncio.sleep(0.01)  # let the consumer block on the next read
     abort.set()
