@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from pi_lsp.agent import (
@@ -180,12 +180,29 @@ class AgentSession:
         return Prompted(user_entry_id=stored, run=run)
 
     async def _prompt(self, message: ContextMessage) -> None:
+        """Run ``message`` to the end: one run at a time, on the settings it started with."""
         if self.is_streaming:
             raise AgentBusyError(
                 "Agent is already processing. Use steer or follow-up to queue the message."
             )
-        model = self.require_model()
-        await self._exclusive(self._prompt_run(model, message))
+        model, summarizer = self.require_model(), self.config.summarizer
+        self._idle.clear()
+        abort = self._abort = asyncio.Event()
+        try:
+            settings = self.config.settings.for_model(model.ref.provider, model.ref.model_id)
+            run = self._run = RunValues(settings, model, abort, lambda: summarizer(model, abort))
+            with self.store.own_chain():  # pi appending meanwhile never becomes our parent
+                self.set_model(model)  # pi starts a session with model and thinking level entries
+                await self._maintenance.threshold(run)
+                self._maintenance.new_prompt()
+                await self._maintenance.drive(
+                    run, [message], self._loop, self._failure, self._queued
+                )
+        finally:
+            self._run = None
+            self._idle.set()
+            if self._next_settings is not None:
+                self.use_settings(self._next_settings)
 
     def steer(self, text: str, images: Sequence[ImageContent] = ()) -> None:
         """Queue a message delivered before the next model call (remaining tools are skipped)."""
@@ -285,28 +302,6 @@ class AgentSession:
         if self.model is None:
             raise NoModelError("No model selected: pass --model provider/model or set defaultModel")
         return self.model
-
-    async def _exclusive(self, work: Coroutine[object, None, None]) -> None:
-        self._idle.clear()
-        self._abort = asyncio.Event()
-        try:
-            with self.store.own_chain():  # pi appending meanwhile never becomes our parent
-                await work
-        finally:
-            self._run = None
-            self._idle.set()
-            if self._next_settings is not None:
-                self.use_settings(self._next_settings)
-
-    async def _prompt_run(self, model: ModelInfo, message: ContextMessage) -> None:
-        abort, summarizer = self._abort, self.config.summarizer
-        settings = self.config.settings.for_model(model.ref.provider, model.ref.model_id)
-        run = RunValues(settings, model, abort, lambda: summarizer(model, abort))
-        self._run = run
-        self.set_model(model)  # pi starts a session with model and thinking level entries
-        await self._maintenance.threshold(run)
-        self._maintenance.new_prompt()
-        await self._maintenance.drive(run, [message], self._loop, self._failure, self._queued)
 
     async def _loop(self, prompts: Sequence[ContextMessage]) -> list[ContextMessage]:
         """One run of the loop over the store's context (more prompts may follow a retry)."""
