@@ -39,8 +39,7 @@ from pi_lsp.acp.client_side import ClientFileSystem, asker_for
 from pi_lsp.acp.content import user_input
 from pi_lsp.acp.sessions import AcpSession, OpenSessions, TurnOutcome
 from pi_lsp.acp.updates import Outbox, replay
-from pi_lsp.agent import llm
-from pi_lsp.agent.config import AgentBusyError
+from pi_lsp.agent import AgentBusyError, llm
 from pi_lsp.agent.models import THINKING_LEVELS
 from pi_lsp.daemon.concurrency import spawn
 from pi_lsp.daemon.errors import bounded, error_code, not_unicode

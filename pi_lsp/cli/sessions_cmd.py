@@ -187,8 +187,8 @@ async def _main(args: argparse.Namespace) -> int:
 
 async def _turn(args: argparse.Namespace, store: SessionStore, cwd: str, settings: Settings) -> int:
     """Run the prompt on ``store`` (its turn lock held) and print it."""
-    from pi_lsp.agent.config import NoModelError
-    from pi_lsp.agent.factory import AgentOptions, create_agent_session
+    from pi_lsp.agent import AgentOptions, NoModelError
+    from pi_lsp.agent.agent_session import create_agent_session
 
     try:
         agent = await create_agent_session(

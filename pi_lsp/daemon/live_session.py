@@ -17,8 +17,8 @@ import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from pi_lsp.agent import AgentBusyError
 from pi_lsp.agent.agent_session import AgentSession
-from pi_lsp.agent.config import AgentBusyError
 from pi_lsp.agent.events import AgentEvent
 from pi_lsp.agent.models import ModelInfo, ThinkingLevel, available_thinking_levels
 from pi_lsp.compaction import CompactionResult

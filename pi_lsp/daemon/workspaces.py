@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.agent.factory import AgentOptions, create_agent_session, resolve
+from pi_lsp.agent import AgentOptions, resolve
+from pi_lsp.agent.agent_session import create_agent_session
 from pi_lsp.agent.llm import PROVIDER_KEY_ENV, load_litellm
 from pi_lsp.agent.models import ModelRef
 from pi_lsp.agent.permissions import Asker, PermissionGate

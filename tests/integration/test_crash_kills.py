@@ -27,7 +27,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.agent.factory import AgentOptions, create_agent_session
+from pi_lsp.agent import AgentOptions
+from pi_lsp.agent.agent_session import create_agent_session
 from pi_lsp.agent.llm import litellm_module
 from pi_lsp.devtools.builders import FAKE_MODEL, assistant, user
 from pi_lsp.devtools.fake_script import Rule, Script, Turn
