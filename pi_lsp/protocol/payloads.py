@@ -17,6 +17,7 @@ from typing_extensions import TypedDict
 
 from pi_lsp.daemon.views import Result as _Result
 from pi_lsp.daemon.views import SessionState, TreeNode, WireEvent
+from pi_lsp.daemon.workspaces import ModelInfoOut
 from pi_lsp.literals import PermissionDecision, PermissionKind, StreamingBehavior, ThinkingLevel
 from pi_lsp.session.entries import SessionEntry
 from pi_lsp.session.messages import OPEN
@@ -157,15 +158,6 @@ class ForkResult(_Result):
 
     session: SessionState
     editorText: str | None
-
-
-class ModelInfoOut(_Result):
-    """A model the daemon can use."""
-
-    id: str
-    """``provider/model``."""
-    provider: str
-    modelId: str
 
 
 class ModelsResult(_Result):
