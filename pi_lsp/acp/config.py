@@ -29,6 +29,7 @@ from acp.schema import (
 
 from pi_lsp.agent.models import available_thinking_levels
 from pi_lsp.daemon.live_session import LiveSession
+from pi_lsp.daemon.workspaces import ModelInfoOut
 
 MODEL = "model"
 THINKING = "thought_level"
@@ -76,11 +77,11 @@ def _option(value: str, name: str | None = None) -> SessionConfigSelectOption:
     return SessionConfigSelectOption(value=value, name=name or value)
 
 
-def config_options(live: LiveSession, models: list[dict[str, Any]]) -> list[Any]:
+def config_options(live: LiveSession, models: list[ModelInfoOut]) -> list[Any]:
     """The two options with their current values."""
     model = live.agent.model
     current = f"{model.ref.provider}/{model.ref.model_id}" if model else ""
-    ids = [str(m["id"]) for m in models]
+    ids = [m["id"] for m in models]
     if current and current not in ids:
         ids.insert(0, current)
     options: list[Any] = []

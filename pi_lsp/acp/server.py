@@ -24,6 +24,7 @@ from typing import Any
 from acp.agent.connection import AgentSideConnection
 
 from pi_lsp.acp.agent import PiAgent
+from pi_lsp.daemon import log_to_stderr
 from pi_lsp.daemon.errors import bounded
 
 logger = logging.getLogger(__name__)
@@ -134,14 +135,6 @@ LIMIT = 64 * 1024 * 1024
 """Longest frame read at once (images in prompts are base64 text)."""
 
 
-def _setup_logging(level: str) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(level.upper())
-
-
 async def _serve(prefix: bytes, answered: Any, out_fd: int) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LIMIT)
@@ -167,7 +160,7 @@ async def _serve(prefix: bytes, answered: Any, out_fd: int) -> None:
 
 def serve_acp(log_level: str = "warning", *, prefix: bytes = b"", answered: Any = None) -> None:
     """Serve one ACP client on stdio; ``prefix``/``answered`` come from the early initialize."""
-    _setup_logging(log_level)
+    log_to_stderr(log_level)
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

@@ -84,11 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     level = _stdio_fast_path(args)
     if level is not None:
-        # Answer `initialize` before importing pygls (see pi_lsp/bootstrap.py).
-        from pi_lsp.bootstrap import early_initialize
+        # Answer `initialize` before importing pygls (see pi_lsp/protocol/framing.py).
+        from pi_lsp.protocol.framing import early_initialize
 
         early = early_initialize(sys.stdin.buffer, sys.stdout.buffer, __version__)
-        from pi_lsp.server import serve_stdio
+        from pi_lsp.protocol.transport import serve_stdio
 
         serve_stdio(level, early=early)
         return 0
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parsed = parser.parse_args(args)
     handler = getattr(parsed, "handler", None)
     if handler is None:
-        from pi_lsp.server import serve_stdio, serve_tcp
+        from pi_lsp.protocol.transport import serve_stdio, serve_tcp
 
         if parsed.acp:
             from pi_lsp.acp.server import serve_acp

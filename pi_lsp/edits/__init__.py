@@ -1,7 +1,7 @@
 """Editor-backed file access for the tools: minimal diffs, the bridge seam, EditorFileSystem.
 
 No pygls or lsprotocol here (the architecture test checks it): the LSP side lives in
-``pi_lsp.bridge``.
+``pi_lsp.protocol.editor_bridge``.
 """
 
 from __future__ import annotations

@@ -1151,6 +1151,9 @@ export interface ModelsResult {
  * via the `definition` "ModelInfoOut".
  */
 export interface ModelInfoOut {
+  /**
+   * ``provider/model``.
+   */
   id: string;
   provider: string;
   modelId: string;

@@ -11,8 +11,8 @@ from pygls.exceptions import JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import Workspace
 
-from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
 from pi_lsp.edits import Edit, TextChange, WorkspaceChange
+from pi_lsp.protocol.editor_bridge import PyglsEditorBridge
 
 CHANGE = WorkspaceChange(
     operations=(TextChange("file:///w/a.py", 1, (Edit(0, 0, 0, 0, "x"),)),), label="pi: edit"

@@ -1,7 +1,7 @@
-"""bootstrap.py answers ``initialize`` by hand, before pygls is imported: pin that answer to pygls's.
+"""framing.py answers ``initialize`` by hand, before pygls is imported: pin that answer to pygls's.
 
 If a feature registered on the server (or a pygls upgrade) changes the capabilities pygls would
-compute, the hand-written answer in :func:`pi_lsp.bootstrap.initialize_result` is stale and this
+compute, the hand-written answer in :func:`pi_lsp.protocol.framing.initialize_result` is stale and this
 fails, naming the difference.
 """
 
@@ -14,8 +14,8 @@ import pytest
 from lsprotocol import types as T
 
 from pi_lsp import __version__
-from pi_lsp.bootstrap import initialize_result
-from pi_lsp.server import create_server
+from pi_lsp.protocol.framing import initialize_result
+from pi_lsp.protocol.registry import create_server
 
 CLIENT_CAPABILITIES = [
     {},

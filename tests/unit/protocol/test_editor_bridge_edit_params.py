@@ -8,10 +8,10 @@ import pytest
 from lsprotocol import converters
 from lsprotocol import types as T
 
-from pi_lsp.bridge.pygls_bridge import EditorCapabilities, apply_edit_params
 from pi_lsp.devtools.builders import NEOVIM_CAPABILITIES as NEOVIM
 from pi_lsp.devtools.builders import VSCODE_CAPABILITIES as VSCODE
 from pi_lsp.edits import CreateFile, Edit, TextChange, WorkspaceChange
+from pi_lsp.protocol.editor_bridge import EditorCapabilities, apply_edit_params
 
 CONVERTER = converters.get_converter()
 

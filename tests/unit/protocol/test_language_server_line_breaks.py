@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types as T
 from pygls.workspace import Workspace
 
-from pi_lsp.bridge.documents import LspTextDocument, use_lsp_line_breaks
+from pi_lsp.protocol.language_server import LspTextDocument, use_lsp_line_breaks
 
 TEXT = "a\x0cb = 1\u2028x\nc = 2\n"
 

@@ -41,7 +41,6 @@ from lsprotocol.types import MessageType, ShowMessageParams
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
-from pi_lsp.bridge.documents import DocumentTextWatch
 from pi_lsp.edits.bridge import (
     ApplyOutcome,
     CreateFile,
@@ -55,6 +54,7 @@ from pi_lsp.edits.bridge import (
     uri_to_path,
 )
 from pi_lsp.edits.diff import ENCODINGS, Edit, PositionEncoding
+from pi_lsp.protocol.language_server import DocumentTextWatch
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
