@@ -20,7 +20,7 @@ Both refuse to write or run anything while the session's mode is read-only (thei
   question with the tool call it concerns and pi's three answers (allow once, always allow in
   this session, reject). A cancelled prompt (``session/cancel``) stops waiting at once and
   counts as a refusal, as does a ``cancelled`` outcome or an option the agent did not offer.
-  The session's mode answers some questions without asking (:mod:`pi_lsp.acp.config`).
+  The session's mode answers some questions without asking (:mod:`pi_lsp.acp.controls`).
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from acp import RequestError
 from acp.schema import AllowedOutcome, EnvVariable, PermissionOption, ToolCallUpdate
 
-from pi_lsp.acp.config import ALLOW_EDITS, READ_ONLY
 from pi_lsp.acp.content import kind_of, path_of
+from pi_lsp.acp.controls import ALLOW_EDITS, READ_ONLY
 from pi_lsp.agent.permissions import Asker, PermissionRequest, wait_unless
 from pi_lsp.literals import PermissionDecision as Decision
 from pi_lsp.tools import FileStat, LocalFileSystem, ToolError
 from pi_lsp.tools.base import ToolInvocation, ToolResult, UpdateCallback
-from pi_lsp.tools.bash import BashParams, BashTool, Outcome
+from pi_lsp.tools.bash import BashParams, BashTool, Outcome, wait_for_exit
 from pi_lsp.tools.files import SNIFF_BYTES, detect_image_mime
 from pi_lsp.tools.fs import encode_utf8
 from pi_lsp.tools.shell import OutputCollector, resolve_shell, shell_env
@@ -243,14 +243,7 @@ class SessionBash(BashTool):
     ) -> tuple[Outcome, int | None]:
         ids = {"session_id": self.session_id, "terminal_id": terminal}
         exited = asyncio.ensure_future(self.client.wait_for_terminal_exit(**ids))
-        aborted = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
-        limit = timeout if timeout is not None and timeout > 0 else None
-        try:
-            waits = [task for task in (exited, aborted) if task is not None]
-            await asyncio.wait(waits, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            if aborted is not None and not aborted.done():
-                aborted.cancel()
+        await wait_for_exit(exited, cancel, timeout)
         if exited.done() and not exited.cancelled() and exited.exception() is None:
             return "exited", exited.result().exit_code
         outcome: Outcome = "aborted" if cancel is not None and cancel.is_set() else "timeout"

@@ -30,7 +30,7 @@ from acp.schema import (
 )
 
 from pi_lsp.acp.client_side import ClientFileSystem, SessionBash
-from pi_lsp.acp.config import ASK, READ_ONLY, READ_ONLY_TOOLS
+from pi_lsp.acp.controls import ASK, READ_ONLY, READ_ONLY_TOOLS
 from pi_lsp.acp.updates import LiveUpdates
 from pi_lsp.daemon.live_session import LiveSession
 from pi_lsp.daemon.workspaces import UnknownSessionError, Workspaces
@@ -114,7 +114,7 @@ class AcpSession:
     cost: float = 0.0
     """Cost of the assistant messages on the active path (the usage_update's ``cost``)."""
     mode: str = ASK
-    """The session mode (:mod:`pi_lsp.acp.config`): ``ask``, ``allow_edits`` or ``read_only``."""
+    """The session mode (:mod:`pi_lsp.acp.controls`): ``ask``, ``allow_edits`` or ``read_only``."""
     tools: tuple[str, ...] = ()
     """The session's active tools outside the read-only mode."""
 

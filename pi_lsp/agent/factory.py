@@ -18,11 +18,11 @@ from pi_lsp.agent.models import THINKING_LEVELS, ModelInfo, ModelRef, ThinkingLe
 from pi_lsp.agent.permissions import PermissionGate
 from pi_lsp.agent.stream import Endpoint, LitellmTextModel, stream_assistant
 from pi_lsp.compaction import SummaryModel, TokenCounter, estimator_for
+from pi_lsp.literals import DEFAULT_ACTIVE_TOOLS
 from pi_lsp.prompt import PromptSourcesCache, build_system_prompt
 from pi_lsp.session import SessionStore
 from pi_lsp.settings import Settings
 from pi_lsp.tools import (
-    DEFAULT_ACTIVE,
     FileSystem,
     GrepTool,
     ShellSettings,
@@ -135,7 +135,7 @@ async def create_agent_session(
     config = AgentConfig(
         settings=settings,
         tools=dict(tools),
-        active_tools=options.active_tools or settings.default_tool_names() or DEFAULT_ACTIVE,
+        active_tools=options.active_tools or settings.default_tool_names() or DEFAULT_ACTIVE_TOOLS,
         system_prompt=system_prompt,
         stream=options.stream,
         summary_model=summary_model,

@@ -14,7 +14,6 @@ from pi_lsp.prompt.models import ContextFile, ContextFileRef, ContextFilesReport
 from pi_lsp.prompt.sources import PromptSources, PromptSourcesCache, load_prompt_sources
 from pi_lsp.prompt.system_prompt import (
     BUILTIN_TOOL_SUMMARIES,
-    DEFAULT_ACTIVE_TOOLS,
     ToolSummary,
     assemble_system_prompt,
     build_system_prompt,
@@ -23,7 +22,6 @@ from pi_lsp.prompt.system_prompt import (
 
 __all__ = [
     "BUILTIN_TOOL_SUMMARIES",
-    "DEFAULT_ACTIVE_TOOLS",
     "ContextFile",
     "ContextFileRef",
     "ContextFilesReport",

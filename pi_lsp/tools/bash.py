@@ -18,7 +18,7 @@ import contextlib
 import logging
 import os
 import subprocess
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import Field
 
@@ -45,6 +45,7 @@ from pi_lsp.tools.truncate import (
     TruncationResult,
     format_size,
     js_number,
+    limits_text,
 )
 
 logger = logging.getLogger(__name__)
@@ -133,8 +134,8 @@ class BashTool(Tool[BashParams]):
     summary = "Execute bash commands (ls, grep, find, etc.)"
     description = (
         "Execute a bash command in the current working directory. Returns stdout and stderr. "
-        f"Output is truncated to last {DEFAULT_MAX_LINES} lines or "
-        f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). If truncated, full output "
+        f"Output is truncated to last {limits_text(f'{DEFAULT_MAX_LINES} lines')}. "
+        "If truncated, full output "
         "is saved to a temp file. Optionally provide a timeout in seconds."
     )
     params_model = BashParams
@@ -212,20 +213,37 @@ class BashTool(Tool[BashParams]):
         return outcome, process.returncode
 
 
-async def _wait(
-    process: asyncio.subprocess.Process, cancel: asyncio.Event | None, timeout: float | None
-) -> Outcome:
-    """Wait for the shell to exit, the abort signal or the timeout; kill the group on the latter."""
-    exited = asyncio.ensure_future(process.wait())
+T = TypeVar("T")
+
+
+async def wait_for_exit(
+    exited: asyncio.Future[T], cancel: asyncio.Event | None, timeout: float | None
+) -> None:
+    """Return when ``exited`` is done, ``cancel`` is set or ``timeout`` seconds passed.
+
+    A ``timeout`` of None or at most 0 is no limit (pi's). ``exited`` is left as it is: the
+    caller tells the three endings apart and stops the command (here or in a client's terminal).
+    """
     aborted = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
     limit = timeout if timeout is not None and timeout > 0 else None
     try:
         waits = [task for task in (exited, aborted) if task is not None]
         await asyncio.wait(waits, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for task in (exited, aborted):
-            if task is not None and not task.done():
-                task.cancel()
+        if aborted is not None and not aborted.done():
+            aborted.cancel()
+
+
+async def _wait(
+    process: asyncio.subprocess.Process, cancel: asyncio.Event | None, timeout: float | None
+) -> Outcome:
+    """Wait for the shell to exit, the abort signal or the timeout; kill the group on the latter."""
+    exited = asyncio.ensure_future(process.wait())
+    try:
+        await wait_for_exit(exited, cancel, timeout)
+    finally:
+        if not exited.done():
+            exited.cancel()
     outcome: Outcome = "exited"
     if cancel is not None and cancel.is_set():
         outcome = "aborted"

@@ -18,9 +18,8 @@ LAYERS = {
     "__init__": 0,
     "literals": 0,
     "bootstrap": 8,  # the LSP face's early initialize answer (stdlib-only protocol framing)
-    "path_rules": 0,
-    "project_trust": 0,
     "regular_files": 0,
+    "safety": 0,
     "session": 1,
     "compaction": 2,
     "prompt": 2,
