@@ -104,7 +104,7 @@ class PermissionSettings(_Section):
     """What the agent may do without asking (the editor asks the user for ``ask``).
 
     See docs/security.md. A project's own settings file cannot relax any of these unless the
-    user trusted the project (``safety``).
+    user trusted the project (project trust: ``pi_lsp.safety``).
     """
 
     bash: Policy = "ask"
