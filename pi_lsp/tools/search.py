@@ -32,7 +32,7 @@ from typing import Any
 
 from pydantic import Field
 
-from pi_lsp.regular_files import read_regular
+from pi_lsp.safety import read_regular
 from pi_lsp.tools.base import Tool, ToolError, ToolInvocation, ToolParams, ToolResult
 from pi_lsp.tools.fs import MAX_READ_BYTES
 from pi_lsp.tools.truncate import (

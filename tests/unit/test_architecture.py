@@ -18,7 +18,6 @@ LAYERS = {
     "__init__": 0,
     "literals": 0,
     "bootstrap": 8,  # the LSP face's early initialize answer (stdlib-only protocol framing)
-    "regular_files": 0,
     "safety": 0,
     "session": 1,
     "compaction": 2,
