@@ -35,7 +35,7 @@ from acp.schema import (
 from pi_lsp import __version__
 from pi_lsp.acp import controls
 from pi_lsp.acp.client_side import ClientFileSystem, asker_for
-from pi_lsp.acp.content import user_input
+from pi_lsp.acp.content import PromptBlock, user_input
 from pi_lsp.acp.server import initialize_result
 from pi_lsp.acp.sessions import AcpSession, OpenSessions, TurnOutcome
 from pi_lsp.acp.updates import Outbox, replay
@@ -81,7 +81,8 @@ class PiAgent:
     """The ``acp.Agent`` implementation (one per connection)."""
 
     def __init__(self) -> None:
-        self.client: Any = None
+        self.client: Client
+        """The connection to the client (set by :meth:`on_connect`, before any request)."""
         self.capabilities = ClientCapabilities()
         self.outbox: Outbox | None = None
         self.workspaces = Workspaces(
@@ -124,7 +125,7 @@ class PiAgent:
                 if extra is not None:
                     self.outbox.send(session_id, extra)
 
-    async def _options(self, live: LiveSession) -> list[Any]:
+    async def _options(self, live: LiveSession) -> list[controls.ConfigOption]:
         """The session's config options, without waiting for litellm's model list.
 
         Until litellm is imported (3 s idle, tens of seconds on a loaded machine) the models are
@@ -283,7 +284,9 @@ class PiAgent:
     # ----------------------------------------------------------------- turns
 
     @rpc_errors
-    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+    async def prompt(
+        self, session_id: str, prompt: list[PromptBlock], **kwargs: Any
+    ) -> PromptResponse:
         """Run a turn to its end, streaming it; answers with the stop reason."""
         state = self.sessions.require(session_id)
         live = state.live

@@ -35,11 +35,12 @@ codes.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp import RequestError
 from acp.schema import (
     CurrentModeUpdate,
+    SessionConfigOptionBoolean,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionMode,
@@ -52,6 +53,9 @@ from pi_lsp.daemon.live_session import LiveSession
 
 if TYPE_CHECKING:
     from pi_lsp.acp.agent import PiAgent
+
+ConfigOption = SessionConfigOptionSelect | SessionConfigOptionBoolean
+"""A session config option (the SDK's union)."""
 
 MODEL = "model"
 THINKING = "thought_level"
@@ -99,14 +103,14 @@ def _option(value: str, name: str | None = None) -> SessionConfigSelectOption:
     return SessionConfigSelectOption(value=value, name=name or value)
 
 
-def config_options(live: LiveSession, models: list[dict[str, Any]]) -> list[Any]:
+def config_options(live: LiveSession, models: list[dict[str, Any]]) -> list[ConfigOption]:
     """The two options with their current values."""
     model = live.agent.model
     current = f"{model.ref.provider}/{model.ref.model_id}" if model else ""
     ids = [str(m["id"]) for m in models]
     if current and current not in ids:
         ids.insert(0, current)
-    options: list[Any] = []
+    options: list[ConfigOption] = []
     if ids:
         options.append(
             SessionConfigOptionSelect(
@@ -137,6 +141,9 @@ def config_options(live: LiveSession, models: list[dict[str, Any]]) -> list[Any]
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid")
     sessionId: str
+
+
+P = TypeVar("P", bound=_Params)
 
 
 class BranchParams(_Params):
@@ -174,7 +181,7 @@ class SteerParams(_Params):
     text: str
 
 
-def _parse(model: type[BaseModel], params: dict[str, Any]) -> Any:
+def _parse(model: type[P], params: dict[str, Any]) -> P:
     try:
         return model.model_validate(params)
     except ValidationError as exc:
@@ -190,7 +197,7 @@ async def call_extension(agent: PiAgent, method: str, params: dict[str, Any]) ->
         state = agent.sessions.require(_parse(_Params, params).sessionId)
         return json.loads(state.live.tree_json())  # type: ignore[no-any-return]
     if method == "pi/branch":
-        branch: BranchParams = _parse(BranchParams, params)
+        branch = _parse(BranchParams, params)
         state = agent.sessions.require(branch.sessionId)
         result = await state.live.navigate(
             branch.entryId, summarize=branch.summary, focus=branch.focus, label=branch.label
@@ -200,10 +207,10 @@ async def call_extension(agent: PiAgent, method: str, params: dict[str, Any]) ->
             await agent.send_replay(state.live.store)
         return {**result, "replayed": branch.replay}
     if method == "pi/label":
-        label: LabelParams = _parse(LabelParams, params)
+        label = _parse(LabelParams, params)
         return agent.sessions.require(label.sessionId).live.label(label.entryId, label.label)
     if method == "pi/compact":
-        compact: CompactParams = _parse(CompactParams, params)
+        compact = _parse(CompactParams, params)
         state = agent.sessions.require(compact.sessionId)
         compacted = await state.live.compact(compact.focus)
         usage = state.usage_update()
@@ -212,7 +219,7 @@ async def call_extension(agent: PiAgent, method: str, params: dict[str, Any]) ->
             await agent.outbox.drain()
         return compacted.model_dump(mode="json", by_alias=True)
     if method == "pi/steer":
-        steer: SteerParams = _parse(SteerParams, params)
+        steer = _parse(SteerParams, params)
         state = agent.sessions.require(steer.sessionId)
         if not state.live.agent.is_streaming:
             raise RequestError.invalid_params(
@@ -220,7 +227,7 @@ async def call_extension(agent: PiAgent, method: str, params: dict[str, Any]) ->
             )
         return state.live.queue(steer.text, [], "steer")
     if method == "pi/rename":
-        rename: RenameParams = _parse(RenameParams, params)
+        rename = _parse(RenameParams, params)
         state = agent.sessions.require(rename.sessionId)
         renamed = state.live.rename(rename.name)
         if agent.outbox is not None:

@@ -34,6 +34,8 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1
+RequestId = int | str
+"""A JSON-RPC request id (never a bool, although JSON's ``true`` parses as an int subclass)."""
 
 
 def initialize_result(version: str) -> dict[str, Any]:
@@ -62,7 +64,7 @@ def read_first_line(fd: int) -> bytes:
     return data
 
 
-def early_initialize(stdin_fd: int, stdout_fd: int, version: str) -> tuple[bytes, Any]:
+def early_initialize(stdin_fd: int, stdout_fd: int, version: str) -> tuple[bytes, RequestId | None]:
     """Answer ``initialize`` if it comes first; returns the bytes read and the answered id."""
     data = read_first_line(stdin_fd)
     line = data.split(b"\n", 1)[0]
@@ -99,7 +101,7 @@ def encode(message: dict[str, Any]) -> bytes:
         return (json.dumps(message, separators=(",", ":")) + "\n").encode("ascii")
 
 
-def _problem(message: Any) -> str | None:
+def _problem(message: object) -> str | None:
     """Why a parsed frame is not a JSON-RPC request, notification or response (None: it is)."""
     if not isinstance(message, dict):
         return "a JSON-RPC message must be an object"
@@ -123,7 +125,7 @@ class StdioTransport:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         *,
-        answered_early: Any = None,
+        answered_early: RequestId | None = None,
     ) -> None:
         self._reader = reader
         self._writer = writer
@@ -143,7 +145,7 @@ class StdioTransport:
             self._writer.write(data)
             await self._writer.drain()
 
-    async def _error(self, request_id: Any, code: int, text: str) -> None:
+    async def _error(self, request_id: RequestId | None, code: int, text: str) -> None:
         from pi_lsp.daemon.errors import bounded  # loaded by then: the agent imports it
 
         error = {"code": code, "message": bounded(text, 300)}
@@ -204,7 +206,7 @@ def _setup_logging(level: str) -> None:
     root.setLevel(level.upper())
 
 
-async def _serve(prefix: bytes, answered: Any, out_fd: int) -> None:
+async def _serve(prefix: bytes, answered: RequestId | None, out_fd: int) -> None:
     from acp.agent.connection import AgentSideConnection
 
     from pi_lsp.acp.agent import PiAgent
@@ -231,7 +233,9 @@ async def _serve(prefix: bytes, answered: Any, out_fd: int) -> None:
         await connection.close()
 
 
-def serve_acp(log_level: str = "warning", *, prefix: bytes = b"", answered: Any = None) -> None:
+def serve_acp(
+    log_level: str = "warning", *, prefix: bytes = b"", answered: RequestId | None = None
+) -> None:
     """Serve one ACP client on stdio; ``prefix``/``answered`` come from the early initialize."""
     _setup_logging(log_level)
     out_fd = os.dup(1)
