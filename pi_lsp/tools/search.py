@@ -28,7 +28,6 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import Field
 
@@ -49,7 +48,7 @@ FIND_LIMIT = 1000
 GREP_LIMIT = 100
 
 
-def search_root(tool: Tool[Any], path: str | None) -> str:
+def search_root(tool: Tool[FindParams] | Tool[GrepParams], path: str | None) -> str:
     """The directory (or file) a search starts from; ``Path not found`` when it is missing."""
     root = tool.resolve(path or ".")
     if not os.path.exists(root):
