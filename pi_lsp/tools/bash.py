@@ -164,20 +164,13 @@ class BashTool(Tool[BashParams]):
             )
         collector = OutputCollector(self.settings.temp_dir, self.output_files)
         try:
-            outcome, code = await self._spawn_and_wait(
-                command, params, collector, call.cancel, call.on_update
-            )
+            outcome, code = await self._spawn_and_wait(command, params, collector, call)
         finally:
             collector.close()
         return final_result(collector, outcome, code, params.timeout)
 
     async def _spawn_and_wait(
-        self,
-        command: str,
-        params: BashParams,
-        collector: OutputCollector,
-        cancel: asyncio.Event | None,
-        on_update: UpdateCallback | None,
+        self, command: str, params: BashParams, collector: OutputCollector, call: ToolInvocation
     ) -> tuple[Outcome, int | None]:
         read_fd, write_fd = os.pipe()
         try:
@@ -197,19 +190,23 @@ class BashTool(Tool[BashParams]):
             raise
         finally:
             os.close(write_fd)
-        loop = asyncio.get_running_loop()
-        transport, reader = await loop.connect_read_pipe(
-            lambda: _PipeReader(on_update, collector), os.fdopen(read_fd, "rb", buffering=0)
-        )
-        try:
-            outcome = await _wait(process, cancel, params.timeout)
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        reader = _PipeReader(call.on_update, collector)
+        transport: asyncio.BaseTransport | None = None
+        try:  # from here on the command dies with the call, even if cancelled while connecting
+            loop = asyncio.get_running_loop()
+            transport, _ = await loop.connect_read_pipe(lambda: reader, pipe)
+            outcome = await _wait(process, call.cancel, params.timeout)
             await _drain(reader, collector)
         finally:
             reader.stop_updates()
             if process.returncode is None:
                 kill_process_tree(process.pid)
                 await process.wait()
-            transport.close()
+            if transport is not None:
+                transport.close()
+            else:
+                pipe.close()
         return outcome, process.returncode
 
 
