@@ -48,7 +48,7 @@ from pi_lsp.acp.controls import ALLOW_EDITS, READ_ONLY
 from pi_lsp.agent.permissions import Asker, PermissionRequest, wait_unless
 from pi_lsp.literals import PermissionDecision as Decision
 from pi_lsp.tools import FileStat, LocalFileSystem, ToolError
-from pi_lsp.tools.base import ToolInvocation, ToolResult, UpdateCallback
+from pi_lsp.tools.base import ToolInvocation, ToolResult
 from pi_lsp.tools.bash import BashParams, BashTool, Outcome, wait_for_exit
 from pi_lsp.tools.files import SNIFF_BYTES, detect_image_mime
 from pi_lsp.tools.fs import encode_utf8
@@ -217,16 +217,11 @@ class SessionBash(BashTool):
         return await super().run(params, call)
 
     async def _spawn_and_wait(
-        self,
-        command: str,
-        params: BashParams,
-        collector: OutputCollector,
-        cancel: asyncio.Event | None,
-        on_update: UpdateCallback | None,
+        self, command: str, params: BashParams, collector: OutputCollector, call: ToolInvocation
     ) -> tuple[Outcome, int | None]:
         client = self.client
         if client is None:
-            return await super()._spawn_and_wait(command, params, collector, cancel, on_update)
+            return await super()._spawn_and_wait(command, params, collector, call)
         ids = {"session_id": self.session_id}
         path = shell_env(self.settings).get("PATH")
         created = await client.create_terminal(
@@ -238,10 +233,10 @@ class SessionBash(BashTool):
             **ids,
         )
         terminal = created.terminal_id
-        if on_update is not None:
-            on_update(ToolResult(content=[], details={"terminalId": terminal}))
+        if call.on_update is not None:
+            call.on_update(ToolResult(content=[], details={"terminalId": terminal}))
         try:
-            outcome, code = await self._wait(client, terminal, cancel, params.timeout)
+            outcome, code = await self._wait(client, terminal, call.cancel, params.timeout)
             output = await client.terminal_output(terminal_id=terminal, **ids)
             collector.append(str(output.output).encode("utf-8", "surrogatepass"))
             if code is None and output.exit_status is not None:
