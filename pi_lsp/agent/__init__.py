@@ -34,6 +34,7 @@ from pi_lsp.agent.stream import Endpoint, LitellmTextModel, ModelRequest, stream
 from pi_lsp.compaction import SummaryModel, TokenCounter, estimator_for
 from pi_lsp.compaction.cut_point import text_of
 from pi_lsp.literals import QueueMode
+from pi_lsp.literals import DEFAULT_ACTIVE_TOOLS
 from pi_lsp.prompt import PromptSourcesCache, build_system_prompt
 from pi_lsp.session import SessionStore
 from pi_lsp.session.messages import (
@@ -45,7 +46,6 @@ from pi_lsp.session.messages import (
 )
 from pi_lsp.settings import Settings
 from pi_lsp.tools import (
-    DEFAULT_ACTIVE,
     BashTool,
     FileSystem,
     GrepTool,
@@ -301,7 +301,7 @@ async def assemble(
     config = AgentConfig(
         settings=settings,
         tools=dict(tools),
-        active_tools=options.active_tools or settings.default_tool_names() or DEFAULT_ACTIVE,
+        active_tools=options.active_tools or settings.default_tool_names() or DEFAULT_ACTIVE_TOOLS,
         system_prompt=system_prompt,
         stream=options.stream,
         summary_model=summary_model,

@@ -37,7 +37,7 @@ from pi_lsp.agent.events import (
     TurnStart,
 )
 from pi_lsp.agent.permissions import unless_cancelled
-from pi_lsp.edits.in_flight import tool_scope
+from pi_lsp.edits import tool_scope
 from pi_lsp.session.messages import AssistantMessage, ContextMessage, ToolCall, ToolResultMessage
 from pi_lsp.tools import Tool, ToolError, ToolResult
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pi_lsp.regular_files import open_regular
+from pi_lsp.safety import open_regular
 from pi_lsp.session.ids import Clock, IdFactory, now, random_uuid
 from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line, loads
 from pi_lsp.session.paths import lexical_path, same_cwd, session_dir, shared_folder

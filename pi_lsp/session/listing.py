@@ -24,7 +24,7 @@ from typing import Any, cast
 
 import msgspec
 
-from pi_lsp.regular_files import open_regular
+from pi_lsp.safety import open_regular
 from pi_lsp.session.ids import iso_time, parse_iso_ms
 from pi_lsp.session.jsonl import JsonLineError, loads
 from pi_lsp.session.paths import (

@@ -17,7 +17,7 @@ from sys import intern
 
 import msgspec
 
-from pi_lsp.regular_files import NotRegularFileError, open_regular
+from pi_lsp.safety import NotRegularFileError, open_regular
 from pi_lsp.session.ids import IdFactory, random_uuid
 from pi_lsp.session.jsonl import JsonLineError, JsonObject, decode_index, dumps, load_index, loads
 from pi_lsp.session.migrate import file_version, migrate

