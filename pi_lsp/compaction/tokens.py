@@ -23,9 +23,8 @@ from typing import Any, Literal, Protocol
 from pi_lsp.compaction.models import ContextEstimate
 from pi_lsp.compaction.transcript import js_len, js_stringify
 from pi_lsp.session.context import SessionContext
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import Projected, entry_messages
-from pi_lsp.session.records import Record
 
 O200K_MODELS = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4")
 """Model-id prefixes whose tokenizer is o200k_base; every other model is counted with cl100k_base

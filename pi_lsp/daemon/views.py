@@ -25,10 +25,9 @@ from pydantic import BaseModel, ConfigDict
 from pi_lsp.compaction.models import ContextUsage
 from pi_lsp.literals import ThinkingLevel
 from pi_lsp.session import SessionStore
-from pi_lsp.session.ids import parse_iso_ms
-from pi_lsp.session.jsonl import dumps
-from pi_lsp.session.records import Record
-from pi_lsp.session.render import entry_preview
+from pi_lsp.session.jsonl import Record, dumps
+from pi_lsp.session.paths import parse_iso_ms
+from pi_lsp.session.projection import entry_preview
 
 
 class Result(BaseModel):

@@ -20,9 +20,8 @@ from pi_lsp.compaction.models import CompactionResult
 from pi_lsp.daemon.views import Result as _Result
 from pi_lsp.daemon.views import SessionState
 from pi_lsp.literals import PermissionDecision, PermissionKind, StreamingBehavior, ThinkingLevel
-from pi_lsp.session.entries import SessionEntry
+from pi_lsp.session.entries import SessionEntry, SessionInfo
 from pi_lsp.session.messages import OPEN
-from pi_lsp.session.wire import SessionInfo
 
 
 class _Params(BaseModel):

@@ -12,11 +12,18 @@ import os
 from pathlib import Path
 
 from pi_lsp.regular_files import open_regular
-from pi_lsp.session.ids import Clock, IdFactory, now, random_uuid
-from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line, loads
-from pi_lsp.session.paths import lexical_path, same_cwd, session_dir, shared_folder
+from pi_lsp.session.jsonl import JsonObject, Record, SessionFileError, dumps, dumps_line, loads
+from pi_lsp.session.paths import (
+    Clock,
+    IdFactory,
+    lexical_path,
+    now,
+    random_uuid,
+    same_cwd,
+    session_dir,
+    shared_folder,
+)
 from pi_lsp.session.reader import read_session_file
-from pi_lsp.session.records import Record, SessionFileError
 from pi_lsp.session.session_file import create_exclusive
 from pi_lsp.session.store import SessionStore
 

@@ -8,7 +8,7 @@ messages), then everything after it, each one as changed by the latest ``context
 it. :class:`ContextBuilder` is how a store evaluates it: the same result from the settings the
 index inherited per entry and one cached path, so appends and branching along a path cost a
 walk to that path and two list slices (``tests/unit/session/test_context_builder.py`` checks it
-against the definition).
+against the definition). :func:`render_context` prints a context as a terminal transcript.
 """
 
 from __future__ import annotations
@@ -17,15 +17,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import (
     Projected,
     context_records,
     entry_messages,
     is_system,
+    message_preview,
     project,
 )
-from pi_lsp.session.records import PathAnchors, Record
 from pi_lsp.session.tree import path_to_root
 
 
@@ -69,21 +69,6 @@ def _scan_settings(context: SessionContext, record: Record) -> None:
     elif kind == "message" and record.role == "assistant":
         message = record.value["message"]
         context.model = {"provider": message.get("provider"), "modelId": message.get("model")}
-
-
-ROOT_SETTINGS: PathAnchors = (None, None, None)
-
-
-def inherit_settings(record: Record, base: PathAnchors) -> PathAnchors:
-    """The settings at ``record`` given those at its parent (computed once, at indexing)."""
-    kind = record.type
-    if kind == "thinking_level_change":
-        return (record.id, base[1], base[2])
-    if kind == "model_change" or (kind == "message" and record.role == "assistant"):
-        return (base[0], record.id, base[2])
-    if kind == "compaction":
-        return (base[0], base[1], record.id)
-    return base
 
 
 def build_context(path: list[Record]) -> SessionContext:
@@ -372,3 +357,14 @@ class ContextBuilder:
         grown = _Spine([*up, *spine.records])
         self._spines[self._spines.index(spine)] = grown
         return grown, (up[0] if entry_id is None or up[0].id == entry_id else None)
+
+
+def render_context(context: SessionContext) -> str:
+    """A transcript of a context, one line per message, then model and thinking level."""
+    lines = [f"[{m.get('role')}] {message_preview(m)}" for m in context.messages]
+    model = context.model
+    where = f"{model.get('provider')}/{model.get('modelId')}" if model else "(none)"
+    lines.append(
+        f"-- {len(context.messages)} messages; model {where}; thinking {context.thinking_level}"
+    )
+    return "".join(line + "\n" for line in lines)

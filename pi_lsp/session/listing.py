@@ -25,16 +25,17 @@ from typing import Any, cast
 import msgspec
 
 from pi_lsp.regular_files import open_regular
-from pi_lsp.session.ids import iso_time, parse_iso_ms
+from pi_lsp.session.entries import SessionInfo
 from pi_lsp.session.jsonl import JsonLineError, loads
 from pi_lsp.session.paths import (
     custom_session_dir,
+    iso_time,
+    parse_iso_ms,
     same_cwd,
     session_dir,
     sessions_root,
     shared_folder,
 )
-from pi_lsp.session.wire import SessionInfo
 
 
 class _Message(msgspec.Struct):

@@ -5,17 +5,20 @@ compaction, then the kept range without its ``system`` messages, then everything
 ``project`` is ``buildSessionProjection``: every entry becomes zero or more messages, and the
 latest ``context_edit`` per target within those entries omits it (``replacement: null``) or
 replaces its content. Context building, compaction planning and branch summaries all read
-entries through these functions, so the three agree with each other and with pi. Pure.
+entries through these functions, so the three agree with each other and with pi.
+
+What an entry says to a person is here too: :func:`entry_preview` and :func:`message_preview`
+make the one-line previews of the tree view and the terminal transcripts. Pure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from pi_lsp.session.ids import parse_iso_ms
-from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.records import Record
+from pi_lsp.session.jsonl import JsonObject, Record
+from pi_lsp.session.paths import parse_iso_ms
 
 EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
 """Roles whose content a ``context_edit`` replacement changes (summaries and system stay)."""
@@ -233,3 +236,73 @@ def current_system_message(messages: Iterable[JsonObject]) -> JsonObject | None:
         out["toolsAdded"] = list(tools.values())
     out["timestamp"] = 0 if timestamp is None else timestamp
     return out
+
+
+PREVIEW_CHARS = 80
+
+
+def _one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def content_text(content: Any) -> str:
+    """Text of a string or of the text blocks of a content list, joined by spaces."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif kind == "toolCall":
+                parts.append(f"{block.get('name')}(…)")
+            elif kind == "image":
+                parts.append("[image]")
+        return " ".join(parts)
+    return ""
+
+
+def message_preview(message: JsonObject) -> str:
+    """One line describing an agent message."""
+    role = message.get("role")
+    if role == "bashExecution":
+        return _one_line(f"$ {message.get('command', '')}")
+    if role in ("branchSummary", "compactionSummary"):
+        return _one_line(str(message.get("summary", "")))
+    if role == "toolResult":
+        return _one_line(f"{message.get('toolName')}: {content_text(message.get('content'))}")
+    return _one_line(content_text(message.get("content")))
+
+
+def entry_preview(record: Record) -> str:
+    """One line describing an entry (the tree view's preview)."""
+    value = record.value
+    kind = record.type
+    if kind == "message":
+        message = value.get("message")
+        return message_preview(message) if isinstance(message, dict) else ""
+    if kind == "thinking_level_change":
+        return f"thinking: {value.get('thinkingLevel')}"
+    if kind == "model_change":
+        return f"model: {value.get('provider')}/{value.get('modelId')}"
+    if kind in ("compaction", "branch_summary"):
+        return _one_line(str(value.get("summary", "")))
+    if kind == "custom_message":
+        return _one_line(content_text(value.get("content")))
+    if kind == "custom":
+        return f"custom: {value.get('customType')}"
+    if kind == "label":
+        label = value.get("label")
+        return (
+            f"label {value.get('targetId')}: {label}"
+            if label
+            else f"unlabel {value.get('targetId')}"
+        )
+    if kind == "session_info":
+        name = value.get("name")
+        return f"name: {name}" if isinstance(name, str) and name.strip() else "name cleared"
+    return kind

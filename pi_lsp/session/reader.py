@@ -4,6 +4,12 @@ It accepts everything pi's loader accepts (blank and malformed lines, a torn las
 headers and ids, orphans) and reports each problem as a :class:`Diagnostic`. Where pi would
 overwrite a file it cannot use, this reader raises :class:`SessionFileError` and touches nothing.
 Reading never writes: migrations happen in memory and the store rewrites the file later.
+
+The migrations are here too, in order (spec §1.7; pure: lists in, lists out). v1 -> v2: every
+entry gets a fresh id and the previous entry as parent (one linear chain), and a compaction's
+``firstKeptEntryIndex`` (an index into the parsed lines, header at 0) becomes
+``firstKeptEntryId``. v2 -> v3: message role ``hookMessage`` becomes ``custom``. What the reader
+found is a :class:`LoadedFile`.
 """
 
 from __future__ import annotations
@@ -12,25 +18,56 @@ import gc
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from sys import intern
 
 import msgspec
 
 from pi_lsp.regular_files import NotRegularFileError, open_regular
-from pi_lsp.session.ids import IdFactory, random_uuid
-from pi_lsp.session.jsonl import JsonLineError, JsonObject, decode_index, dumps, load_index, loads
-from pi_lsp.session.migrate import file_version, migrate
-from pi_lsp.session.records import (
+from pi_lsp.session.jsonl import (
     Diagnostic,
     DiagnosticList,
-    LoadedFile,
+    JsonLineError,
+    JsonObject,
     Record,
     SessionFileError,
+    decode_index,
+    dumps,
+    load_index,
+    loads,
 )
+from pi_lsp.session.paths import IdFactory, new_entry_id, random_uuid
 
 _BOM = b"\xef\xbb\xbf"
+
 _NOT_AN_OBJECT = JsonLineError("not a JSON object")
+
+
+@dataclass(slots=True)
+class LoadedFile:
+    """What the reader found in a file."""
+
+    path: Path
+    header: JsonObject | None
+    """None for an empty (or missing) file: a new session that will be written there."""
+    records: list[Record]
+    diagnostics: list[Diagnostic] = field(default_factory=DiagnosticList)
+    from_version: int = 3
+    """Version on disk; below 3 the records were migrated in memory."""
+    size: int = 0
+    """Bytes of the file that were read."""
+    lines: int = 0
+    """Newline characters in what was read (physical lines)."""
+    needs_newline: bool = False
+    """The file does not end with a newline: the next append must start a fresh line."""
+    prefix: bytes = b""
+    """The file's bytes up to the end of the header line (what must not change under us)."""
+
+    @property
+    def migrated(self) -> bool:
+        """True when the file on disk is older than the records in memory."""
+        return self.from_version < 3 and self.header is not None
 
 
 def read_session_file(path: str | Path, *, uuids: IdFactory = random_uuid) -> LoadedFile:
@@ -227,3 +264,56 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def file_version(header: JsonObject) -> int:
+    """Version a header declares; 1 when it declares none."""
+    version = header.get("version")
+    return version if isinstance(version, int) and not isinstance(version, bool) else 1
+
+
+def migrate_v1_to_v2(objects: list[JsonObject], uuids: IdFactory = random_uuid) -> None:
+    """Assign ids and a linear parent chain in file order (mutates ``objects``).
+
+    ``objects`` are all parsed lines of the file, header first, as pi indexes them.
+    """
+    used: set[str] = set()
+    previous: str | None = None
+    for obj in objects:
+        if obj.get("type") == "session":
+            obj["version"] = 2
+            continue
+        entry_id = new_entry_id(used, uuids)
+        used.add(entry_id)
+        obj["id"] = entry_id
+        obj["parentId"] = previous
+        previous = entry_id
+        if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
+            index = obj.pop("firstKeptEntryIndex")
+            if isinstance(index, int) and 0 <= index < len(objects):
+                target = objects[index]
+                if target.get("type") != "session" and isinstance(target.get("id"), str):
+                    obj["firstKeptEntryId"] = target["id"]
+
+
+def migrate_v2_to_v3(objects: list[JsonObject]) -> None:
+    """Rename the legacy message role ``hookMessage`` to ``custom`` (mutates ``objects``)."""
+    for obj in objects:
+        if obj.get("type") == "session":
+            obj["version"] = 3
+            continue
+        message = obj.get("message")
+        if obj.get("type") != "message" or not isinstance(message, dict):
+            continue
+        if message.get("role") == "hookMessage":
+            message["role"] = "custom"
+
+
+def migrate(objects: list[JsonObject], uuids: IdFactory = random_uuid) -> int:
+    """Bring parsed lines (header first) to version 3; returns the version found."""
+    version = file_version(objects[0])
+    if version < 2:
+        migrate_v1_to_v2(objects, uuids)
+    if version < 3:
+        migrate_v2_to_v3(objects)
+    return version

@@ -27,10 +27,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.migrate import file_version
-from pi_lsp.session.reader import parse_appended, parse_session_bytes
-from pi_lsp.session.records import Diagnostic, LoadedFile, Record, SessionFileError
+from pi_lsp.session.jsonl import Diagnostic, JsonObject, Record, SessionFileError
+from pi_lsp.session.reader import LoadedFile, file_version, parse_appended, parse_session_bytes
 
 ExternalHandler = Callable[[bytes, int], None]
 """Called with bytes another process appended and the file offset they start at."""

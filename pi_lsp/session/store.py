@@ -20,23 +20,27 @@ from pathlib import Path
 from pi_lsp.session.appends import EntryAppends
 from pi_lsp.session.context import ContextBuilder, SessionContext
 from pi_lsp.session.entries import CURRENT_VERSION
-from pi_lsp.session.ids import (
+from pi_lsp.session.jsonl import Diagnostic, JsonObject, Record, dumps, dumps_line
+from pi_lsp.session.paths import (
     Clock,
     IdFactory,
     iso_time,
     new_entry_id,
     now,
     random_uuid,
+    session_dir,
     session_file_name,
     uuid7,
 )
-from pi_lsp.session.index import CONVERSATION_ROLES, SessionIndex, continues_chain
-from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line
-from pi_lsp.session.paths import session_dir
-from pi_lsp.session.reader import gc_paused, read_session_file
-from pi_lsp.session.records import Diagnostic, EntryNotFoundError, LoadedFile, Record
+from pi_lsp.session.reader import LoadedFile, gc_paused, read_session_file
 from pi_lsp.session.session_file import SessionFile
-from pi_lsp.session.tree import SessionTree
+from pi_lsp.session.tree import (
+    CONVERSATION_ROLES,
+    EntryNotFoundError,
+    SessionIndex,
+    SessionTree,
+    continues_chain,
+)
 
 Listener = Callable[[list[Record], bool], None]
 """Called with newly indexed entries; the flag is True when another process appended them."""
