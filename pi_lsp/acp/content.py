@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,7 +149,7 @@ def text_content(text: str) -> ContentToolCallContent:
 
 
 def result_content(
-    result: dict[str, Any] | None, diff: tuple[str, str | None, str] | None = None
+    result: Mapping[str, Any] | None, diff: tuple[str, str | None, str] | None = None
 ) -> list[Content]:
     """A tool result as ACP content: the diff first (when known), then the result's text.
 

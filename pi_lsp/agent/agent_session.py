@@ -18,7 +18,6 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable, Coroutine, Sequence
-from typing import cast
 
 from pi_lsp.agent.config import (
     AgentBusyError,
@@ -380,9 +379,7 @@ class AgentSession:
     async def _drive(self, run: RunValues, prompts: Sequence[ContextMessage]) -> None:
         """Run the loop, then retry, recover or compact as pi's rules say, until done."""
         while True:
-            # the context holds the entries' parsed JSON: pi's message types, not validated on
-            # load (D1; pi types ``JSON.parse`` output the same way)
-            messages = cast("list[ContextMessage]", self.store.context().messages)
+            messages = self.store.context().messages
             added = await run_loop(messages, prompts, self._hooks(), self._abort)
             prompts = []
             last = next((m for m in reversed(added) if m.get("role") == "assistant"), None)

@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 
 from pi_lsp.regular_files import open_regular
-from pi_lsp.session.jsonl import JsonObject, Record, SessionFileError, dumps, dumps_line, loads
+from pi_lsp.session.entries import SessionHeader, as_header
+from pi_lsp.session.jsonl import Record, SessionFileError, dumps, dumps_line, loads
 from pi_lsp.session.paths import (
     Clock,
     IdFactory,
@@ -108,7 +109,7 @@ def fork_from(
     return SessionStore.open(new.path, clock=clock, uuids=uuids)
 
 
-def read_header(path: Path, limit: int = 65536) -> JsonObject | None:
+def read_header(path: Path, limit: int = 65536) -> SessionHeader | None:
     """The header of a session file from its first line, or None if it has none."""
     try:
         fd = open_regular(path)  # a FIFO named *.jsonl must not stall discovery
@@ -125,13 +126,7 @@ def read_header(path: Path, limit: int = 65536) -> JsonObject | None:
         value = loads(first)
     except ValueError:
         return None
-    if (
-        isinstance(value, dict)
-        and value.get("type") == "session"
-        and isinstance(value.get("id"), str)
-    ):
-        return value
-    return None
+    return as_header(value)
 
 
 def most_recent_session(directory: Path, cwd: str | None = None) -> Path | None:

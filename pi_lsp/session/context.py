@@ -17,7 +17,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.session.jsonl import JsonObject, Record
+from pi_lsp.session.entries import ContextOut, ModelOut
+from pi_lsp.session.jsonl import Record
+from pi_lsp.session.messages import ContextMessage
 from pi_lsp.session.projection import (
     Projected,
     context_records,
@@ -37,25 +39,23 @@ class SessionContext:
     for every file pi writes), ``"off"`` when there is none.
     """
 
-    messages: list[JsonObject] = field(default_factory=list)
+    messages: list[ContextMessage] = field(default_factory=list)
     """Agent messages in order; ``message`` payloads are shared with the store, not copied."""
     entry_ids: list[str] = field(default_factory=list)
     """Id of the entry each message came from (the compaction's id for its summary)."""
     thinking_level: Any = "off"
-    model: JsonObject | None = None
+    model: ModelOut | None = None
     """``{"provider", "modelId"}`` from the last model change or assistant message on the path."""
     has_thinking_entry: bool = False
     """True when a ``thinking_level_change`` lies on the path (pi then uses it, not a default)."""
     edited_ids: set[str] = field(default_factory=set)
     """Entries whose messages a ``context_edit`` changed (their token counts are not cached)."""
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> ContextOut:
         """The corpus ``context`` field shape."""
-        return {
-            "messages": self.messages,
-            "thinkingLevel": self.thinking_level,
-            "model": self.model,
-        }
+        return ContextOut(
+            messages=self.messages, thinkingLevel=self.thinking_level, model=self.model
+        )
 
 
 def _scan_settings(context: SessionContext, record: Record) -> None:
@@ -100,12 +100,18 @@ def build_context(path: list[Record]) -> SessionContext:
 
 
 def _emit(context: SessionContext, projected: Iterable[Projected]) -> None:
+    """Lay the projected entries' messages end to end in ``context``.
+
+    The projection's plain JSON becomes pi's ``AgentMessage`` here: the context is where the
+    session hands messages out, typed (unvalidated, as pi types ``JSON.parse`` output).
+    """
+    messages: list[Any] = context.messages
     for entry in projected:
         entry_id = entry.record.id
         if entry.edited:
             context.edited_ids.add(entry_id)
         for message in entry.messages:
-            context.messages.append(message)
+            messages.append(message)
             context.entry_ids.append(entry_id)
 
 
@@ -123,7 +129,7 @@ class _Spine:
     def __init__(self, records: list[Record]) -> None:
         self.records: list[Record] = []
         self.pos: dict[str, int] = {}
-        self.messages: list[JsonObject] = []
+        self.messages: list[ContextMessage] = []
         self.ids: list[str] = []
         self.ends = [0]
         self.edits = [0]
@@ -136,7 +142,8 @@ class _Spine:
 
     def extend(self, records: list[Record]) -> None:
         """Append root-first records whose first one is a child of the last one."""
-        pos, messages, ids, ends, edits = self.pos, self.messages, self.ids, self.ends, self.edits
+        pos, ids, ends, edits = self.pos, self.ids, self.ends, self.edits
+        messages: list[Any] = self.messages  # plain JSON typed as pi's messages, as in _emit
         at = len(self.records)
         self.records.extend(records)
         count = len(messages)
@@ -203,7 +210,7 @@ class ContextBuilder:
         self._by_id = by_id
         self._reliable = reliable
         self._spines: list[_Spine] = []
-        self._heads: dict[str, tuple[list[JsonObject], list[str]]] = {}
+        self._heads: dict[str, tuple[list[ContextMessage], list[str]]] = {}
 
     def clear(self) -> None:
         """Forget what was walked (the index changed in a way appends do not cover)."""
@@ -257,12 +264,12 @@ class ContextBuilder:
 
     def _head(
         self, spine: _Spine, compaction: Record, kept_from: int | None
-    ) -> tuple[list[JsonObject], list[str]]:
+    ) -> tuple[list[ContextMessage], list[str]]:
         """The compaction's messages, then those of its kept range (no system, no compaction)."""
         head = self._heads.get(compaction.id)
         if head is not None:
             return head
-        messages = list(entry_messages(compaction))
+        messages: list[Any] = list(entry_messages(compaction))  # typed as in _emit
         ids = [compaction.id] * len(messages)
         if kept_from is not None:
             for record in spine.records[kept_from : spine.pos[compaction.id]]:

@@ -12,7 +12,7 @@ prints). They fix the shapes the CLI prints (the corpus field names) and the dae
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
@@ -38,6 +38,21 @@ class SessionHeader(TypedDict):
     """Working directory the session belongs to."""
     parentSession: NotRequired[str | None]
     """Absolute path of the file this one was branched or forked from."""
+
+
+def as_header(value: object) -> SessionHeader | None:
+    """``value`` (a parsed line) as a session header: an object of type ``session`` with an id.
+
+    None when it is not one. Nothing more is checked: pi_lsp takes what it reads as pi does
+    (``JSON.parse`` as the interface), so foreign fields and odd values survive.
+    """
+    if (
+        isinstance(value, dict)
+        and value.get("type") == "session"
+        and isinstance(value.get("id"), str)
+    ):
+        return cast(SessionHeader, value)
+    return None
 
 
 @OPEN

@@ -250,6 +250,22 @@ ContextMessage = Annotated[
 """Roles of the messages a built context returns (spec §3.1; pi's ``AgentMessage``)."""
 
 
+def content_text(content: object, separator: str = "\n") -> str:
+    """pi-ai's ``contentText``: a string as is, else its text blocks joined by ``separator``.
+
+    A block whose ``text`` is not a string (only a damaged file has one) is left out.
+    """
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return separator.join(
+        b["text"]
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    )
+
+
 COMPACTION_PREFIX = (
     "The conversation history before this point was compacted into the following summary:"
 )

@@ -13,11 +13,15 @@ make the one-line previews of the tree view and the terminal transcripts. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pi_lsp.session.jsonl import JsonObject, Record
+from pi_lsp.session.messages import (
+    SystemMessage,
+    content_text,
+)
 from pi_lsp.session.paths import parse_iso_ms
 
 EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
@@ -35,22 +39,31 @@ class Projected:
     compaction that projects to nothing)."""
 
 
-def _ms(record: Record) -> object:
+def _ms(record: Record) -> Any:
+    """Epoch ms of the entry's time; None when unparsable (pi's ``NaN``, written as null)."""
     return parse_iso_ms(record.timestamp)
 
 
-def compaction_message(record: Record) -> JsonObject:
-    """The ``compactionSummary`` message a compaction entry stands for."""
+def _summary_message(record: Record, role: str, key: str) -> JsonObject:
+    """The shape both of pi's summary messages share: role, summary, one field of the entry, time.
+
+    Fields are taken as the entry holds them (unvalidated, as pi reads them).
+    """
     value = record.value
     return {
-        "role": "compactionSummary",
+        "role": role,
         "summary": value.get("summary"),
-        "tokensBefore": value.get("tokensBefore"),
+        key: value.get(key),
         "timestamp": _ms(record),
     }
 
 
-def custom_message(record: Record, content: object) -> JsonObject:
+def compaction_message(record: Record) -> JsonObject:
+    """pi's ``createCompactionSummaryMessage`` for a compaction entry."""
+    return _summary_message(record, "compactionSummary", "tokensBefore")
+
+
+def custom_message(record: Record, content: Any) -> JsonObject:
     """pi's ``createCustomMessage`` for a ``custom_message`` entry."""
     value = record.value
     out: JsonObject = {
@@ -61,32 +74,29 @@ def custom_message(record: Record, content: object) -> JsonObject:
     }
     if "details" in value:
         out["details"] = value["details"]
-    out["timestamp"] = _ms(record)
+    out["timestamp"] = _ms(record)  # last, as pi's object literal has it
     return out
 
 
 def branch_summary_message(record: Record) -> JsonObject:
     """pi's ``createBranchSummaryMessage`` for a ``branch_summary`` entry."""
-    value = record.value
-    return {
-        "role": "branchSummary",
-        "summary": value.get("summary"),
-        "fromId": value.get("fromId"),
-        "timestamp": _ms(record),
-    }
+    return _summary_message(record, "branchSummary", "fromId")
 
 
 def message_of(record: Record) -> JsonObject | None:
-    """A ``message`` entry's message, with pi's repair of a null content; else None."""
+    """A ``message`` entry's message, with pi's repair of a null content; else None.
+
+    The stored object is taken as the message it says it is, unvalidated, as pi reads it.
+    """
     message = record.value.get("message")
     if not isinstance(message, dict):
         return None
     if message.get("content") is None:
         role = message.get("role")
         if role == "system":
-            return {**message, "content": ""}
-        if role in ("user", "assistant", "toolResult"):
-            return {**message, "content": []}
+            message = {**message, "content": ""}
+        elif role in ("user", "assistant", "toolResult"):
+            message = {**message, "content": []}
     return message
 
 
@@ -104,7 +114,9 @@ def entry_messages(record: Record) -> list[JsonObject]:
     if kind == "compaction":
         system = record.value.get("systemMessage")
         summary = compaction_message(record)
-        return [system, summary] if isinstance(system, dict) and system else [summary]
+        if isinstance(system, dict) and system:
+            return [system, summary]
+        return [summary]
     return []
 
 
@@ -186,17 +198,7 @@ def project_path(path: Sequence[Record]) -> list[Projected]:
     return project(context_records(path))
 
 
-def _content_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-    )
-
-
-def current_system_message(messages: Iterable[JsonObject]) -> JsonObject | None:
+def current_system_message(messages: Iterable[Mapping[str, Any]]) -> SystemMessage | None:
     """pi-ai's ``getCurrentSystemMessage``: every system message replayed into one.
 
     Contents are joined, sections patched by name (``null`` removes one), tools resolved by
@@ -207,12 +209,13 @@ def current_system_message(messages: Iterable[JsonObject]) -> JsonObject | None:
     sections: dict[str, object] = {}
     tools: dict[str, object] = {}
     timestamp: object = None
-    for message in messages:
-        if message.get("role") != "system":
+    for item in messages:
+        if item.get("role") != "system":
             continue
+        message = cast(SystemMessage, item)
         if timestamp is None:
             timestamp = message.get("timestamp")
-        text = _content_text(message.get("content"))
+        text = content_text(message.get("content"))
         if text:
             content.append(text)
         patch = message.get("sections")
@@ -235,7 +238,7 @@ def current_system_message(messages: Iterable[JsonObject]) -> JsonObject | None:
     if tools:
         out["toolsAdded"] = list(tools.values())
     out["timestamp"] = 0 if timestamp is None else timestamp
-    return out
+    return cast(SystemMessage, out)
 
 
 PREVIEW_CHARS = 80
@@ -246,7 +249,7 @@ def _one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def content_text(content: Any) -> str:
+def preview_text(content: Any) -> str:
     """Text of a string or of the text blocks of a content list, joined by spaces."""
     if isinstance(content, str):
         return content
@@ -266,7 +269,7 @@ def content_text(content: Any) -> str:
     return ""
 
 
-def message_preview(message: JsonObject) -> str:
+def message_preview(message: Mapping[str, Any]) -> str:
     """One line describing an agent message."""
     role = message.get("role")
     if role == "bashExecution":
@@ -274,8 +277,8 @@ def message_preview(message: JsonObject) -> str:
     if role in ("branchSummary", "compactionSummary"):
         return _one_line(str(message.get("summary", "")))
     if role == "toolResult":
-        return _one_line(f"{message.get('toolName')}: {content_text(message.get('content'))}")
-    return _one_line(content_text(message.get("content")))
+        return _one_line(f"{message.get('toolName')}: {preview_text(message.get('content'))}")
+    return _one_line(preview_text(message.get("content")))
 
 
 def entry_preview(record: Record) -> str:
@@ -292,7 +295,7 @@ def entry_preview(record: Record) -> str:
     if kind in ("compaction", "branch_summary"):
         return _one_line(str(value.get("summary", "")))
     if kind == "custom_message":
-        return _one_line(content_text(value.get("content")))
+        return _one_line(preview_text(value.get("content")))
     if kind == "custom":
         return f"custom: {value.get('customType')}"
     if kind == "label":

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from sys import intern
+from typing import Any
 
 import msgspec
 
 from pi_lsp.regular_files import NotRegularFileError, open_regular
+from pi_lsp.session.entries import SessionHeader, as_header
 from pi_lsp.session.jsonl import (
     Diagnostic,
     DiagnosticList,
@@ -49,7 +51,7 @@ class LoadedFile:
     """What the reader found in a file."""
 
     path: Path
-    header: JsonObject | None
+    header: SessionHeader | None
     """None for an empty (or missing) file: a new session that will be written there."""
     records: list[Record]
     diagnostics: list[Diagnostic] = field(default_factory=DiagnosticList)
@@ -110,7 +112,7 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
     from_version = file_version(header)
     if from_version < 3:
         objects, numbers = _parse_objects(lines, start, where, torn_at, diagnostics)
-        migrate([header, *objects], uuids)
+        migrate(header, objects, uuids)
         records = [
             Record.from_value(obj, dumps(obj), number)
             for obj, number in zip(objects, numbers, strict=True)
@@ -139,11 +141,16 @@ def _malformed(where: str, index: int, torn_at: int, exc: Exception) -> Diagnost
     return Diagnostic(where, index + 1, f"{reason}: {exc}")
 
 
-def _find_header(
-    lines: list[bytes], where: str, torn_at: int, diagnostics: list[Diagnostic]
-) -> tuple[JsonObject | None, int]:
-    """The first parsable line, which must be a header; returns it and the next line index."""
-    for index, line in enumerate(lines):
+def _parsed_lines(
+    lines: list[bytes], start: int, where: str, torn_at: int, diagnostics: list[Diagnostic]
+) -> Iterator[tuple[int, Any]]:
+    """Each non-blank line from ``start`` on that parses, fully, with its index (slow path).
+
+    A line that does not parse is reported and skipped. The version-3 hot loop,
+    :func:`_index_lines`, does not come here: it decodes only the index fields.
+    """
+    for index in range(start, len(lines)):
+        line = lines[index]
         if not line or line.isspace():
             continue
         try:
@@ -151,15 +158,20 @@ def _find_header(
         except JsonLineError as exc:
             diagnostics.append(_malformed(where, index, torn_at, exc))
             continue
-        if (
-            not isinstance(value, dict)
-            or value.get("type") != "session"
-            or not isinstance(value.get("id"), str)
-        ):
+        yield index, value
+
+
+def _find_header(
+    lines: list[bytes], where: str, torn_at: int, diagnostics: list[Diagnostic]
+) -> tuple[SessionHeader | None, int]:
+    """The first parsable line, which must be a header; returns it and the next line index."""
+    for index, value in _parsed_lines(lines, 0, where, torn_at, diagnostics):
+        header = as_header(value)
+        if header is None:
             raise SessionFileError(
                 where, index + 1, "first valid line is not a session header; file left untouched"
             )
-        return value, index + 1
+        return header, index + 1
     return None, len(lines)
 
 
@@ -218,15 +230,7 @@ def _parse_objects(
     """Every parsable object after the header, with line numbers (old files, for migrations)."""
     objects: list[JsonObject] = []
     numbers: list[int] = []
-    for index in range(start, len(lines)):
-        line = lines[index]
-        if not line or line.isspace():
-            continue
-        try:
-            value = loads(line)
-        except JsonLineError as exc:
-            diagnostics.append(_malformed(where, index, torn_at, exc))
-            continue
+    for index, value in _parsed_lines(lines, start, where, torn_at, diagnostics):
         if not isinstance(value, dict):
             diagnostics.append(Diagnostic(where, index + 1, "malformed JSON: not an object"))
             continue
@@ -266,7 +270,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def file_version(header: JsonObject) -> int:
+def file_version(header: Mapping[str, object]) -> int:
     """Version a header declares; 1 when it declares none."""
     version = header.get("version")
     return version if isinstance(version, int) and not isinstance(version, bool) else 1
@@ -275,14 +279,14 @@ def file_version(header: JsonObject) -> int:
 def migrate_v1_to_v2(objects: list[JsonObject], uuids: IdFactory = random_uuid) -> None:
     """Assign ids and a linear parent chain in file order (mutates ``objects``).
 
-    ``objects`` are all parsed lines of the file, header first, as pi indexes them.
+    ``objects`` are the parsed lines after the header; a compaction's ``firstKeptEntryIndex``
+    counts lines as pi indexes them, the header being line 0.
     """
     used: set[str] = set()
     previous: str | None = None
     for obj in objects:
         if obj.get("type") == "session":
-            obj["version"] = 2
-            continue
+            continue  # a duplicate header: dropped from the records
         entry_id = new_entry_id(used, uuids)
         used.add(entry_id)
         obj["id"] = entry_id
@@ -290,8 +294,8 @@ def migrate_v1_to_v2(objects: list[JsonObject], uuids: IdFactory = random_uuid) 
         previous = entry_id
         if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
             index = obj.pop("firstKeptEntryIndex")
-            if isinstance(index, int) and 0 <= index < len(objects):
-                target = objects[index]
+            if isinstance(index, int) and 0 < index <= len(objects):
+                target = objects[index - 1]
                 if target.get("type") != "session" and isinstance(target.get("id"), str):
                     obj["firstKeptEntryId"] = target["id"]
 
@@ -299,9 +303,6 @@ def migrate_v1_to_v2(objects: list[JsonObject], uuids: IdFactory = random_uuid) 
 def migrate_v2_to_v3(objects: list[JsonObject]) -> None:
     """Rename the legacy message role ``hookMessage`` to ``custom`` (mutates ``objects``)."""
     for obj in objects:
-        if obj.get("type") == "session":
-            obj["version"] = 3
-            continue
         message = obj.get("message")
         if obj.get("type") != "message" or not isinstance(message, dict):
             continue
@@ -309,11 +310,14 @@ def migrate_v2_to_v3(objects: list[JsonObject]) -> None:
             message["role"] = "custom"
 
 
-def migrate(objects: list[JsonObject], uuids: IdFactory = random_uuid) -> int:
-    """Bring parsed lines (header first) to version 3; returns the version found."""
-    version = file_version(objects[0])
+def migrate(
+    header: SessionHeader, objects: list[JsonObject], uuids: IdFactory = random_uuid
+) -> int:
+    """Bring a header and the parsed lines after it to version 3; returns the version found."""
+    version = file_version(header)
     if version < 2:
         migrate_v1_to_v2(objects, uuids)
     if version < 3:
         migrate_v2_to_v3(objects)
+        header["version"] = 3
     return version

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pi_lsp.session.appends import EntryAppends
 from pi_lsp.session.context import ContextBuilder, SessionContext
-from pi_lsp.session.entries import CURRENT_VERSION
+from pi_lsp.session.entries import CURRENT_VERSION, SessionHeader
 from pi_lsp.session.jsonl import Diagnostic, JsonObject, Record, dumps, dumps_line
 from pi_lsp.session.paths import (
     Clock,
@@ -56,7 +56,7 @@ class SessionStore(EntryAppends):
         self,
         loaded: LoadedFile,
         *,
-        header: JsonObject,
+        header: SessionHeader,
         persist: bool = True,
         clock: Clock = now,
         uuids: IdFactory = random_uuid,
@@ -101,11 +101,14 @@ class SessionStore(EntryAppends):
         ``records`` pre-populates it (a branched copy); the file is written at once if they hold
         a user or assistant message.
         """
-        header: JsonObject = {"type": "session", "version": CURRENT_VERSION}
         seconds = clock()
-        header["id"] = session_id or uuid7(int(seconds * 1000), uuids())
-        header["timestamp"] = iso_time(seconds)
-        header["cwd"] = cwd
+        header = SessionHeader(
+            type="session",
+            version=CURRENT_VERSION,
+            id=session_id or uuid7(int(seconds * 1000), uuids()),
+            timestamp=iso_time(seconds),
+            cwd=cwd,
+        )
         if parent_session is not None:
             header["parentSession"] = parent_session
         folder = directory if directory is not None else session_dir(cwd)
@@ -133,9 +136,13 @@ class SessionStore(EntryAppends):
             loaded = read_session_file(path, uuids=uuids)
             header = loaded.header
             if header is None:
-                header = {"type": "session", "version": CURRENT_VERSION, "id": uuids()}
-                header["timestamp"] = iso_time(clock())
-                header["cwd"] = os.getcwd()
+                header = SessionHeader(
+                    type="session",
+                    version=CURRENT_VERSION,
+                    id=uuids(),
+                    timestamp=iso_time(clock()),
+                    cwd=os.getcwd(),
+                )
             return cls(loaded, header=header, clock=clock, uuids=uuids)
 
     # ----------------------------------------------------------------- reading
