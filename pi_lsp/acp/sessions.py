@@ -66,7 +66,7 @@ def find_session_file(
     raise UnknownSessionError(f"Unknown session: {shown} (not in pi's sessions for {cwd})")
 
 
-def _cost(message: JsonObject) -> float:
+def _cost(message: Mapping[str, Any]) -> float:
     usage = message.get("usage")
     cost = usage.get("cost") if isinstance(usage, dict) else None
     total = cost.get("total") if isinstance(cost, dict) else None

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from acp.interfaces import Client
@@ -65,7 +65,7 @@ def _meta(entry_id: str | None) -> dict[str, Any] | None:
     return None if entry_id is None else {"pi": {"entryId": entry_id}}
 
 
-def block_id(message: JsonObject, index: int, entry_id: str | None = None) -> str | None:
+def block_id(message: Mapping[str, Any], index: int, entry_id: str | None = None) -> str | None:
     """The ``messageId`` of block ``index`` of an assistant message: the same live and replayed.
 
     pi stores no message id, and a message's entry id exists only once it has ended, after its
@@ -239,7 +239,7 @@ class LiveUpdates:
         return [agent_thought("\n[Compacting the context…]\n", notice_id())]
 
 
-def _user_chunks(message: JsonObject, entry_id: str) -> Iterator[UserMessageChunk]:
+def _user_chunks(message: Mapping[str, Any], entry_id: str) -> Iterator[UserMessageChunk]:
     content = message.get("content")
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
     for block in blocks:
@@ -261,9 +261,9 @@ def _user_chunks(message: JsonObject, entry_id: str) -> Iterator[UserMessageChun
         )
 
 
-def replay(messages: list[JsonObject], entry_ids: list[str], cwd: str) -> Iterator[Update]:
+def replay(messages: Sequence[Mapping[str, Any]], entry_ids: list[str], cwd: str) -> Iterator[Update]:
     """The updates that show a context's messages, in order (lazily: the first comes at once)."""
-    results: dict[str, JsonObject] = {
+    results: dict[str, Mapping[str, Any]] = {
         str(m.get("toolCallId")): m for m in messages if m.get("role") == "toolResult"
     }
     for message, entry_id in zip(messages, entry_ids, strict=False):
@@ -294,7 +294,7 @@ def replay(messages: list[JsonObject], entry_ids: list[str], cwd: str) -> Iterat
 
 
 def _assistant(
-    message: JsonObject, entry_id: str, results: dict[str, JsonObject], cwd: str
+    message: Mapping[str, Any], entry_id: str, results: Mapping[str, Mapping[str, Any]], cwd: str
 ) -> Iterator[Update]:
     for index, block in enumerate(message.get("content") or []):
         kind = block.get("type") if isinstance(block, dict) else None

@@ -307,7 +307,7 @@ class AgentSession:
         """One run of the loop over the store's context (more prompts may follow a retry)."""
         # the context holds the entries' parsed JSON: pi's message types, not validated on
         # load (D1; pi types ``JSON.parse`` output the same way)
-        messages = cast("list[ContextMessage]", self.store.context().messages)
+        messages = self.store.context().messages
         return await run_loop(messages, prompts, self._hooks(), self._abort)
 
     def _failure(self) -> ProviderFailure | None:

@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from pi_lsp.cli import CommandError
 from pi_lsp.session import EntryNotFoundError, SessionFileError, SessionStore
+from pi_lsp.session.context import render_context
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import agent_dir
-from pi_lsp.session.render import render_context, render_tree
+from pi_lsp.session.tree import render_tree
 
 if TYPE_CHECKING:
     from pi_lsp.settings import Settings

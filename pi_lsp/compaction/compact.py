@@ -39,9 +39,8 @@ from pi_lsp.compaction.summarize import (
 from pi_lsp.compaction.tokens import TokenCounter
 from pi_lsp.compaction.transcript import FileOps, format_file_operations, serialize_messages
 from pi_lsp.session import SessionStore
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import latest_edits
-from pi_lsp.session.records import Record
 
 BRANCH_MAX_TOKENS = 2048
 DEFAULT_WINDOW = 128000

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import (
     Projected,
     apply_edit,
@@ -31,7 +31,6 @@ from pi_lsp.session.projection import (
     entry_messages,
     message_of,
 )
-from pi_lsp.session.records import Record
 
 CUT_ROLES = frozenset(
     {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}

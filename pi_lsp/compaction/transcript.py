@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.compaction.models import CompactionDetails, FileOpsOut
-from pi_lsp.session.convert import convert_to_llm
 from pi_lsp.session.jsonl import JsonObject, js_len
+from pi_lsp.session.messages import convert_to_llm
 
 __all__ = ["js_len", "js_number", "js_stringify", "utf16_prefix"]
 

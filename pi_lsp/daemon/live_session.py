@@ -42,9 +42,8 @@ from pi_lsp.daemon.views import (
     WireEvent,
 )
 from pi_lsp.literals import StreamingBehavior
-from pi_lsp.session.jsonl import JsonObject, dumps
+from pi_lsp.session.jsonl import JsonObject, Record, dumps
 from pi_lsp.session.messages import ImageContent
-from pi_lsp.session.records import Record
 from pi_lsp.settings import Settings
 
 logger = logging.getLogger(__name__)

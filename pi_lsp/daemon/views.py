@@ -25,11 +25,10 @@ from pi_lsp.agent import events as agent_events
 from pi_lsp.compaction.models import CompactionResult, ContextUsage
 from pi_lsp.literals import ThinkingLevel
 from pi_lsp.session import SessionStore
-from pi_lsp.session.ids import parse_iso_ms
-from pi_lsp.session.jsonl import JsonObject, dumps
+from pi_lsp.session.jsonl import JsonObject, Record, dumps
 from pi_lsp.session.messages import OPEN
-from pi_lsp.session.records import Record
-from pi_lsp.session.render import entry_preview
+from pi_lsp.session.paths import parse_iso_ms
+from pi_lsp.session.projection import entry_preview
 
 
 class Result(BaseModel):

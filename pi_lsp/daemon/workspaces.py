@@ -30,10 +30,10 @@ from pi_lsp.daemon.live_session import EventSink, LiveSession
 from pi_lsp.prompt import PromptSourcesCache
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
+from pi_lsp.session.entries import SessionInfo
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.messages import OPEN
 from pi_lsp.session.paths import agent_dir, lexical_path, session_dir
-from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
 from pi_lsp.tools import FileSystem
 

@@ -12,7 +12,7 @@ from pi_lsp.devtools.builders import (
     user,
 )
 from pi_lsp.session import EntryNotFoundError, SessionStore, build_context
-from pi_lsp.session.convert import convert_to_llm
+from pi_lsp.session.messages import convert_to_llm
 from pi_lsp.session.tree import path_to_root
 
 
