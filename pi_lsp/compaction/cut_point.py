@@ -48,18 +48,23 @@ def summary_messages(entry: Projected) -> list[JsonObject]:
     return [m for m in entry.messages if m.get("role") != "system"]
 
 
+def _has_role(entry: Projected, roles: frozenset[str]) -> bool:
+    if entry.record.type == "compaction":
+        return False
+    messages = entry.messages
+    if len(messages) == 1:  # nearly every entry: no generator to build
+        return messages[0].get("role") in roles
+    return any(message.get("role") in roles for message in messages)
+
+
 def is_cut_point(entry: Projected) -> bool:
     """A history may be cut right before this projected entry."""
-    return entry.record.type != "compaction" and any(
-        m.get("role") in CUT_ROLES for m in entry.messages
-    )
+    return _has_role(entry, CUT_ROLES)
 
 
 def starts_turn(entry: Projected) -> bool:
     """This projected entry opens a turn."""
-    return entry.record.type != "compaction" and any(
-        m.get("role") in TURN_ROLES for m in entry.messages
-    )
+    return _has_role(entry, TURN_ROLES)
 
 
 def branch_message(record: Record, edit: Record | None = None) -> JsonObject | None:
@@ -134,7 +139,19 @@ def _omitted(entry: Projected) -> bool:
 
 
 def _recovery_suffix(suffix: Sequence[Projected]) -> bool:
-    """pi's ``isRecoveryOmissionSuffix`` (without the budget condition)."""
+    """pi's ``isRecoveryOmissionSuffix`` (without the budget condition).
+
+    Its three conditions, cheapest first: the suffix holds only omitted or invisible entries
+    and no compaction (this fails at the first kept message, so the usual answer costs one
+    entry), one of them is an omitted assistant, and every replacing edit in it targets an
+    omitted entry.
+    """
+    if not all(e.record.type != "compaction" and (not _visible(e) or _omitted(e)) for e in suffix):
+        return False
+    if not any(
+        e.record.type == "message" and e.record.role == "assistant" and _omitted(e) for e in suffix
+    ):
+        return False
     omitted = {e.record.id for e in suffix if _omitted(e)}
     for entry in suffix:
         record = entry.record
@@ -142,11 +159,15 @@ def _recovery_suffix(suffix: Sequence[Projected]) -> bool:
             value = record.value
             if value.get("replacement") is not None and value.get("targetId") not in omitted:
                 return False
-    if not any(
-        e.record.type == "message" and e.record.role == "assistant" and _omitted(e) for e in suffix
-    ):
-        return False
-    return all(e.record.type != "compaction" and (not _visible(e) or _omitted(e)) for e in suffix)
+    return True
+
+
+def _last_cut_point(entries: Sequence[Projected], start: int, below: int) -> int:
+    """The last cut point in ``entries[start:below]``, or -1."""
+    for index in range(below - 1, start - 1, -1):
+        if is_cut_point(entries[index]):
+            return index
+    return -1
 
 
 def find_cut_point(
@@ -156,23 +177,36 @@ def find_cut_point(
     keep_recent_tokens: int,
     count: Callable[[Projected], int],
 ) -> CutPoint:
-    """Cut ``entries[start:end]`` keeping about ``keep_recent_tokens`` (``count`` sizes one)."""
-    cut_points = [i for i in range(start, end) if is_cut_point(entries[i])]
-    if not cut_points:
-        return CutPoint(first_kept_index=start, turn_start_index=-1, is_split_turn=False)
-    cut = cut_points[0]
+    """Cut ``entries[start:end]`` keeping about ``keep_recent_tokens`` (``count`` sizes one).
+
+    pi lists every cut point of the range first; here the backward walk notes the nearest one
+    at or after where it is, so only the kept suffix is looked at (a long history costs
+    nothing beyond the budget). The result is the same.
+    """
+    nearest = -1
+    """The first cut point at or after the walk's position (-1: none yet)."""
+    exceeded_at = -1
     total = 0
-    exceeded = False
     for index in range(end - 1, start - 1, -1):
-        tokens = count(entries[index])
+        entry = entries[index]
+        if is_cut_point(entry):
+            nearest = index
+        tokens = count(entry)
         if tokens == 0:
             continue
         total += tokens
         if total >= keep_recent_tokens:
-            exceeded = True
-            cut = next((c for c in cut_points if c >= index), cut_points[-1])
+            exceeded_at = index
             break
-    if exceeded and _recovery_suffix(entries[cut + 1 : end]):
+    if exceeded_at < 0:
+        cut = nearest  # never exceeded: keep from the first cut point
+    elif nearest >= 0:
+        cut = nearest
+    else:  # trailing entries past the budget hold no cut point: keep from the last one before
+        cut = _last_cut_point(entries, start, exceeded_at)
+    if cut < 0:
+        return CutPoint(first_kept_index=start, turn_start_index=-1, is_split_turn=False)
+    if exceeded_at >= 0 and _recovery_suffix(entries[cut + 1 : end]):
         cut += 1
     while cut > start:
         previous = entries[cut - 1]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pi_lsp.compaction.cut_point import CutPoint, find_cut_point, summary_messages
+from pi_lsp.compaction.cut_point import CutPoint, find_cut_point
 from pi_lsp.compaction.models import (
     AlreadyCompactedError,
     CompactionDetails,
@@ -127,11 +127,19 @@ def projected_tokens(
 
 
 def _usable(usage_entry: Record, path: Sequence[Record]) -> bool:
-    usage_at = next((i for i, r in enumerate(path) if r.id == usage_entry.id), -1)
+    """The usage entry comes after the path's last ``context_edit`` or compaction.
+
+    pi compares the usage entry's index with the last such entry's; path ids are unique, so
+    walking back from the leaf to whichever of the two comes first gives the same answer.
+    """
+    usage_id = usage_entry.id
     for index in range(len(path) - 1, -1, -1):
-        if path[index].type in ("context_edit", "compaction"):
-            return usage_at > index
-    return usage_at > -1
+        record = path[index]
+        if record.id == usage_id:
+            return True
+        if record.type in ("context_edit", "compaction"):
+            return False
+    return False
 
 
 def _estimate_all(projected: Sequence[Projected], counter: TokenCounter) -> int:
@@ -150,13 +158,40 @@ def _collect(
     messages: list[JsonObject],
     ids: list[str],
     file_ops: FileOps,
-) -> None:
-    """Append the summarized messages of ``entries`` and record their file operations."""
+) -> int:
+    """Append the summarized messages of ``entries``, record their file operations; how many."""
+    before = len(messages)
     for entry in entries:
-        for message in summary_messages(entry):
+        if entry.record.type == "compaction":
+            continue  # only the newest contributes, and it opens the range (summary_messages)
+        entry_id = entry.record.id
+        for message in entry.messages:
+            role = message.get("role")
+            if role == "system":
+                continue
             messages.append(message)
-            ids.append(entry.record.id)
-            file_ops.add_message(message)
+            ids.append(entry_id)
+            if role == "assistant" or role == "toolResult":  # the only ones with file calls
+                file_ops.add_message(message)
+    return len(messages) - before
+
+
+def context_bounds(path: Sequence[Record]) -> tuple[int, int]:
+    """Where the context of a root-first path begins, and where its last compaction is.
+
+    The context begins at the last compaction's first kept entry (the compaction itself when
+    that entry is not above it, 0 without a compaction; the compaction's index is then -1).
+    Nothing before it is projected (pi's ``buildContextEntries``), so a preparation reads
+    from there.
+    """
+    for at in range(len(path) - 1, -1, -1):
+        if path[at].type == "compaction":
+            first_kept = path[at].value.get("firstKeptEntryId")
+            for index in range(at - 1, -1, -1):
+                if path[index].id == first_kept:
+                    return index, at
+            return at, at
+    return 0, -1
 
 
 def prepare_compaction(
@@ -165,25 +200,29 @@ def prepare_compaction(
     """Prepare compacting a root-first path; None when its last entry is a compaction (or empty).
 
     ``counter`` sizes entries (default: chars4, pi's estimate) and keeps its counts for reuse.
-    The path may be the full branch or just :func:`compaction_window` of it (same result).
+    The path may be the full branch or just :func:`compaction_window` of it (same result): it
+    is cut to where its context begins (:func:`context_bounds`) first, so the work is
+    proportional to the context, not to the session.
     """
     if not path or path[-1].type == "compaction":
         return None
     counter = counter if counter is not None else TokenCounter()
-    count = counter.count_projected
-    projected = project_path(path)
-    previous = next(
-        (i for i, e in enumerate(projected) if e.record.type == "compaction" and e.messages), -1
+    begin, at = context_bounds(path)
+    window = path[begin:]
+    projected = project_path(window)
+    # The last compaction is projected first (pi finds it with findIndex, and skips it when
+    # an edit omitted it); the range to cut starts after it.
+    previous_record = path[at] if at >= 0 and projected[0].messages else None
+    start = 1 if previous_record is not None else 0
+    cut = find_cut_point(
+        projected, start, len(projected), settings.keep_recent_tokens, counter.count_projected
     )
-    start = previous + 1
-    cut = find_cut_point(projected, start, len(projected), settings.keep_recent_tokens, count)
     if cut.first_kept_index >= len(projected):
         return None
-    previous_record = projected[previous].record if previous >= 0 else None
     prep = CompactionPreparation(
         first_kept_entry_id=projected[cut.first_kept_index].record.id,
         cut=cut,
-        tokens_before=projected_tokens(projected, path, counter),
+        tokens_before=projected_tokens(projected, window, counter),
         previous_summary=(
             previous_record.value.get("summary") if previous_record is not None else None
         ),
@@ -195,11 +234,14 @@ def prepare_compaction(
         prep.file_ops.add_details(previous_record.value.get("details"))
     summarized, ids, ops = prep.messages_to_summarize, prep.summarize_ids, prep.file_ops
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    _collect(projected[start:history_end], summarized, ids, ops)
-    if previous_record is not None:  # what the previous compaction kept is summarized now (D2)
-        at = next(i for i, r in enumerate(path) if r is previous_record)
-        before = {r.id for r in path[:at]}
-        prep.previous_kept_count = sum(1 for i in ids if i in before)
+    if previous_record is not None:
+        # What the previous compaction kept opens the summarized range (D2): the projected
+        # entries before those that follow the compaction on the path.
+        kept_end = min(len(projected) - (len(path) - 1 - at), history_end)
+        prep.previous_kept_count = _collect(projected[start:kept_end], summarized, ids, ops)
+        _collect(projected[max(start, kept_end) : history_end], summarized, ids, ops)
+    else:
+        _collect(projected[start:history_end], summarized, ids, ops)
     if cut.is_split_turn:
         prefix = projected[cut.turn_start_index : cut.first_kept_index]
         _collect(prefix, prep.turn_prefix_messages, prep.turn_prefix_ids, ops)

@@ -239,6 +239,8 @@ class TokenCounter:
     def __init__(self, estimator: Estimator = CHARS4) -> None:
         self.estimator = estimator
         self._counts: dict[str, int] = {}
+        self._entries: dict[str, int] = {}
+        """Totals of unedited projected entries (what a cut-point walk asks, entry by entry)."""
 
     @property
     def cached(self) -> int:
@@ -261,7 +263,11 @@ class TokenCounter:
         """Tokens of a projected entry's messages (edited ones are counted, not cached)."""
         if entry.edited:
             return sum(self.estimator(m) for m in entry.messages)
-        return sum(self.count(entry.record.id, m) for m in entry.messages)
+        entry_id = entry.record.id
+        total = self._entries.get(entry_id)
+        if total is None:
+            total = self._entries[entry_id] = sum(self.count(entry_id, m) for m in entry.messages)
+        return total
 
     def estimate(self, context: SessionContext) -> ContextEstimate:
         """pi's ``estimateContextTokens`` over a context, with cached per-entry counts."""
