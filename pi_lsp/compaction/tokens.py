@@ -21,9 +21,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
 from pi_lsp.compaction.models import ContextEstimate
-from pi_lsp.compaction.transcript import js_len, js_stringify
+from pi_lsp.javascript import js_stringify
 from pi_lsp.session.context import SessionContext
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, js_len
 from pi_lsp.session.projection import Projected, entry_messages
 from pi_lsp.session.records import Record
 

@@ -17,6 +17,7 @@ LSP_ALLOWED = ("protocol/", "server.py", "bridge/", "demo/headless.py")
 LAYERS = {
     "__init__": 0,
     "literals": 0,
+    "javascript": 0,
     "bootstrap": 8,  # the LSP face's early initialize answer (stdlib-only protocol framing)
     "path_rules": 0,
     "project_trust": 0,
