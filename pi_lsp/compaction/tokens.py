@@ -1,4 +1,4 @@
-"""Token accounting: pi's chars/4 estimate, a tiktoken count, the usage-anchored total, and a cache.
+"""Token accounting and when to compact: pi's chars/4 estimate, tiktoken, the usage anchor, a cache.
 
 Both estimators measure the same text pi 1.6.0 measures: user, tool-result and custom text plus
 a fixed cost per image, assistant text, thinking and tool calls (``name +
@@ -9,6 +9,10 @@ the BPE files litellm ships (tiktoken would download them; litellm itself is nev
 here: that costs seconds). A context total is anchored on the last usable provider ``usage``,
 as pi anchors it. :class:`TokenCounter` caches what each entry contributes before edits under
 its id (entries never change), so re-estimating after an append costs one entry's count.
+
+pi's ``shouldCompact`` and ``getContextUsage`` read the store but never write it: right after a
+compaction the last provider usage still measures the old, longer context, so the usage is
+unknown until an assistant message after the compaction reports a non-zero one.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
-from pi_lsp.compaction.models import ContextEstimate
+from pi_lsp.compaction.models import CompactionSettings, ContextEstimate, ContextUsage
 from pi_lsp.javascript import js_stringify
+from pi_lsp.session import SessionStore
 from pi_lsp.session.context import SessionContext
 from pi_lsp.session.jsonl import JsonObject, js_len
 from pi_lsp.session.projection import Projected, entry_messages
@@ -279,3 +284,67 @@ class TokenCounter:
             return self.count(ids[i], messages[i])
 
         return estimate_context_tokens(messages, count)
+
+
+def last_assistant_usage(path: Sequence[Record]) -> JsonObject | None:
+    """pi's ``getLastAssistantUsage``: usage of the last completed assistant on the path."""
+    for index in range(len(path) - 1, -1, -1):
+        record = path[index]
+        if record.type == "message" and record.role == "assistant":
+            usage = assistant_usage(record.value["message"])
+            if usage is not None:
+                return usage
+    return None
+
+
+def should_compact(context_tokens: int, context_window: int, settings: CompactionSettings) -> bool:
+    """True when automatic compaction is on and the context exceeds ``window - reserve``."""
+    return settings.enabled and context_tokens > context_window - settings.reserve_tokens
+
+
+def usage_known(store: SessionStore, leaf_id: str | None = None) -> bool:
+    """False while no assistant after the latest compaction on the path reported usage."""
+    start = leaf_id if leaf_id is not None else store.leaf_id
+    current = store.get(start) if start is not None else None
+    while current is not None:
+        if current.type == "compaction":
+            return False
+        if current.type == "message" and current.role == "assistant":
+            message = current.value["message"]
+            if message.get("stopReason") not in ("aborted", "error"):
+                usage = assistant_usage(message)
+                if usage is not None and calculate_context_tokens(usage) > 0:
+                    return True
+                return not _compaction_above(store, current)
+        current = _parent(store, current)
+    return True
+
+
+def _parent(store: SessionStore, record: Record) -> Record | None:
+    return store.get(record.parent_id) if record.parent_id is not None else None
+
+
+def _compaction_above(store: SessionStore, record: Record) -> bool:
+    current = _parent(store, record)
+    while current is not None and current.type != "compaction":
+        current = _parent(store, current)
+    return current is not None
+
+
+def context_usage(
+    store: SessionStore,
+    counter: TokenCounter,
+    context_window: int,
+    leaf_id: str | None = None,
+) -> ContextUsage | None:
+    """Estimated context tokens and percent of the window; None without a known window."""
+    if context_window <= 0:
+        return None
+    if not usage_known(store, leaf_id):
+        return ContextUsage(tokens=None, context_window=context_window, percent=None)
+    estimate = counter.estimate(store.context(leaf_id))
+    return ContextUsage(
+        tokens=estimate.tokens,
+        context_window=context_window,
+        percent=estimate.tokens / context_window * 100,
+    )

@@ -17,7 +17,8 @@ from pi_lsp.compaction import (
     navigate_tree,
     prepare_branch_entries,
 )
-from pi_lsp.compaction.summarize import BRANCH_INSTRUCTIONS, BRANCH_PREAMBLE, SYSTEM_PROMPT
+from pi_lsp.compaction.compact import BRANCH_INSTRUCTIONS, BRANCH_PREAMBLE
+from pi_lsp.compaction.summarize import SYSTEM_PROMPT
 from pi_lsp.devtools.builders import (
     assistant,
     call,

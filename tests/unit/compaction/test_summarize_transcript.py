@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pi_lsp.compaction import serialize_conversation, serialize_messages
-from pi_lsp.compaction.transcript import truncate_for_summary
+from pi_lsp.compaction.summarize import truncate_for_summary
 from pi_lsp.devtools.builders import assistant, call, tool_result, user
 
 
