@@ -64,14 +64,7 @@ the work can be picked up again later.
 
 Use exactly this Markdown layout:
 
-{
-    summary_layout(
-        goal="What the user was trying to achieve on this branch",
-        constraints="Requirements, limits or preferences that were stated",
-        in_progress="Work started but not finished",
-        blocked="Whatever stopped progress, if anything",
-    )
-}
+{summary_layout("branch")}
 Keep every section short. Copy file paths, function names and error messages exactly."""
 
 BRANCH_PREAMBLE = """\

@@ -18,9 +18,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pi_lsp.compaction.models import CompactionDetails, CompactionPreparation, SummarizationError
+from pi_lsp.compaction.tokens import assistant_blocks, text_blocks
 from pi_lsp.javascript import js_object_items, js_stringify, utf16_prefix
 from pi_lsp.session.convert import convert_to_llm
 from pi_lsp.session.jsonl import JsonObject, js_len
@@ -73,17 +74,8 @@ def _tool_call(block: JsonObject) -> str:
 
 
 def _assistant_parts(content: Any) -> list[str]:
-    texts: list[str] = []
-    thinking: list[str] = []
-    calls: list[str] = []
-    for block in content if isinstance(content, list) else ():
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "text":
-            texts.append(_str(block.get("text")))
-        elif kind == "thinking":
-            thinking.append(_str(block.get("thinking")))
-        elif kind == "toolCall":
-            calls.append(_tool_call(block))
+    texts, thinking, blocks = assistant_blocks(content)
+    calls = [_tool_call(block) for block in blocks]
     parts = []
     if thinking:
         parts.append("[Assistant thinking]: " + "\n".join(thinking))
@@ -119,17 +111,9 @@ def serialize_messages(messages: Iterable[JsonObject]) -> str:
 
 def text_of(content: Any) -> str:
     """A message's text: a string as is, text blocks concatenated without a separator."""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "".join(
-        block["text"]
-        for block in content
-        if isinstance(block, dict)
-        and block.get("type") == "text"
-        and isinstance(block.get("text"), str)
-    )
+    texts: list[str] = []
+    text_blocks(content, texts)
+    return "".join(texts)
 
 
 SYSTEM_PROMPT = """\
@@ -138,8 +122,26 @@ Read the transcript you are given and write only the summary that is asked for, 
 format. Do not carry on the conversation, and do not answer any question that appears in it."""
 
 
-def summary_layout(*, goal: str, constraints: str, in_progress: str, blocked: str) -> str:
-    """The Markdown layout a new summary is asked for, worded for its kind (history, branch)."""
+_WORDING = {
+    "history": (
+        "What the user wants to achieve; several goals if the session covers several tasks.",
+        "Requirements, limits or preferences the user stated",
+        "Work that is under way",
+        "Whatever stops progress, if anything",
+    ),
+    "branch": (
+        "What the user was trying to achieve on this branch",
+        "Requirements, limits or preferences that were stated",
+        "Work started but not finished",
+        "Whatever stopped progress, if anything",
+    ),
+}
+"""Goal, constraints, in-progress and blocked lines of the layout, per kind of summary."""
+
+
+def summary_layout(kind: Literal["history", "branch"]) -> str:
+    """The Markdown layout a new summary is asked for, worded for its kind."""
+    goal, constraints, in_progress, blocked = _WORDING[kind]
     return f"""\
 ## Goal
 [{goal}]
@@ -172,14 +174,7 @@ model can pick the work up from.
 
 Use exactly this Markdown layout:
 
-{
-    summary_layout(
-        goal="What the user wants to achieve; several goals if the session covers several tasks.",
-        constraints="Requirements, limits or preferences the user stated",
-        in_progress="Work that is under way",
-        blocked="Whatever stops progress, if anything",
-    )
-}
+{summary_layout("history")}
 ## Critical Context
 - [Data, examples or references needed to continue]
 - [Or "(none)" if nothing applies]

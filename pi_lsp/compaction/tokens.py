@@ -95,7 +95,7 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _blocks(content: Any, texts: list[str]) -> int:
+def text_blocks(content: Any, texts: list[str]) -> int:
     """Append the non-empty text blocks of ``content``; return its number of images."""
     if isinstance(content, str):
         texts.append(content)
@@ -112,14 +112,30 @@ def _blocks(content: Any, texts: list[str]) -> int:
     return images
 
 
+def assistant_blocks(content: Any) -> tuple[list[str], list[str], list[JsonObject]]:
+    """An assistant content's text, thinking and tool-call blocks, each kind in order."""
+    texts: list[str] = []
+    thinking: list[str] = []
+    calls: list[JsonObject] = []
+    for block in content if isinstance(content, list) else ():
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(_str(block.get("text")))
+        elif kind == "thinking":
+            thinking.append(_str(block.get("thinking")))
+        elif kind == "toolCall":
+            calls.append(block)
+    return texts, thinking, calls
+
+
 def countable(message: JsonObject) -> tuple[list[str], int]:
     """The texts pi measures in a message, and how many images it charges for."""
     texts: list[str] = []
     role = message.get("role")
     if role == "user":
-        return texts, _blocks(message.get("content"), texts)
+        return texts, text_blocks(message.get("content"), texts)
     if role == "system":
-        images = _blocks(message.get("content"), texts)
+        images = text_blocks(message.get("content"), texts)
         sections = message.get("sections")
         if isinstance(sections, dict):
             texts.extend(text for text in sections.values() if isinstance(text, str) and text)
@@ -127,19 +143,13 @@ def countable(message: JsonObject) -> tuple[list[str], int]:
         if tools:
             texts.append(js_stringify(tools))
         return texts, images
-    if role == "assistant":
-        content = message.get("content")
-        for block in content if isinstance(content, list) else ():
-            kind = block.get("type") if isinstance(block, dict) else None
-            if kind == "text":
-                texts.append(_str(block.get("text")))
-            elif kind == "thinking":
-                texts.append(_str(block.get("thinking")))
-            elif kind == "toolCall":
-                texts.append(_str(block.get("name")) + js_stringify(block.get("arguments")))
+    if role == "assistant":  # the estimators sum over the texts: their order does not matter
+        texts, thinking, calls = assistant_blocks(message.get("content"))
+        texts += thinking
+        texts.extend(_str(c.get("name")) + js_stringify(c.get("arguments")) for c in calls)
         return texts, 0
     if role in ("custom", "toolResult"):
-        return texts, _blocks(message.get("content"), texts)
+        return texts, text_blocks(message.get("content"), texts)
     if role == "bashExecution":
         return [_str(message.get("command")), _str(message.get("output"))], 0
     if role in ("branchSummary", "compactionSummary"):

@@ -10,6 +10,9 @@ from pi_lsp.compaction import SummaryRequest
 from pi_lsp.devtools.builders import assistant, fresh_store, user
 from pi_lsp.session import SessionStore
 
+ENTRY_HEAD = ["type", "id", "parentId", "timestamp"]
+"""The keys every entry line starts with, in pi's order."""
+
 
 def memory_store() -> SessionStore:
     return fresh_store("/work/project")

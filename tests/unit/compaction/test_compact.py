@@ -27,7 +27,7 @@ from pi_lsp.devtools.builders import (
     user,
 )
 from pi_lsp.session import SessionStore
-from tests.unit.compaction.helpers import RecordingModel, add_turn, memory_store
+from tests.unit.compaction.helpers import ENTRY_HEAD, RecordingModel, add_turn, memory_store
 
 KEEP = CompactionSettings(keep_recent_tokens=60)
 
@@ -46,10 +46,7 @@ async def test_compaction_entry_has_pis_fields(tmp_path: Path) -> None:
     assert store.path is not None
     last = json.loads(store.path.read_text().splitlines()[-1])
     assert list(last) == [
-        "type",
-        "id",
-        "parentId",
-        "timestamp",
+        *ENTRY_HEAD,
         "summary",
         "firstKeptEntryId",
         "tokensBefore",

@@ -27,7 +27,7 @@ from pi_lsp.devtools.builders import (
     user,
 )
 from pi_lsp.session import EntryNotFoundError, SessionStore
-from tests.unit.compaction.helpers import RecordingModel, memory_store
+from tests.unit.compaction.helpers import ENTRY_HEAD, RecordingModel, memory_store
 
 
 def forked() -> tuple[SessionStore, dict[str, str]]:
@@ -160,10 +160,7 @@ async def test_summary_hangs_under_the_new_leaf(tmp_path: Path) -> None:
     assert store.path is not None
     line = json.loads(store.path.read_text().splitlines()[-2])
     assert list(line) == [
-        "type",
-        "id",
-        "parentId",
-        "timestamp",
+        *ENTRY_HEAD,
         "fromId",
         "summary",
         "details",
