@@ -1,23 +1,14 @@
 """Compaction benchmark (issue 4): preparation, incremental re-estimate, tiktoken throughput.
 
-Run: ``.venv/bin/python bench/bench_compaction.py [--ref REF] [--rounds N]``. In-process, on the
+Run: ``.venv/bin/python bench/bench_compaction.py``. In-process, on the
 corpus's ``bench-large-20k`` (22,002 entries, decompressed to a temporary file) and the two
 ``fixture-*`` sessions; median of 9 runs after a warm-up (throughput: best of 7). pi 1.6.0's own
 preparation (``getBranch`` + ``prepareCompaction``, ``bench/pi_compaction.mjs``) is timed on
 bench-large-20k when ``make pi16`` installed it.
-
-``--ref REF`` compares the preparation with a git ref's instead: the ref's ``pi_lsp`` is exported
-(``git archive``) to a temporary directory, and each of N rounds (default 5) starts one worker
-process per tree in shuffled order; a worker reports the median CPU time of each case, the table
-the median over the rounds and the ratio.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import random
 import statistics
 import subprocess
 import sys
@@ -26,14 +17,11 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-# A --ref worker imports that tree's pi_lsp (package-level names only) and this tree's helpers.
-sys.path.insert(
-    0, sys.argv[sys.argv.index("--worker") + 1] if "--worker" in sys.argv else sys.path[0]
-)
 
+from bench.bench_branch import pi_rounds
 from bench.common import median_ms, plain_copy
 from pi_lsp.compaction import (
     CHARS4,
@@ -46,9 +34,7 @@ from pi_lsp.compaction import (
     prepare_compaction,
 )
 from pi_lsp.session import SessionStore
-
-if TYPE_CHECKING:
-    from pi_lsp.session.records import Record
+from tests.interop.pi16 import PI16_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 PI_PREPARE_MS = 0.5
@@ -172,96 +158,7 @@ def _timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def pi16_prepare(path: Path, scratch: Path, runs: int = 30) -> dict[str, Any] | None:
-    """pi 1.6.0's ``getBranch`` and ``prepareCompaction`` times (ms lists), or None without it."""
-    from tests.interop.pi16 import NODE, PACKAGE, PI16_DIR
-
-    if not (PI16_DIR / "READY").is_file():
-        return None
-    script = Path(__file__).with_name("pi_compaction.mjs")
-    done = subprocess.run(
-        [str(NODE), str(script), str(path), str(runs), str(scratch)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PI16_PACKAGE": str(PACKAGE)},
-        check=True,
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
-
-
-def worker_cases(tree: str) -> dict[str, float]:
-    """The preparation cases with ``tree``'s ``pi_lsp`` (median CPU ms of 21; cold: of 9)."""
-    import pi_lsp
-
-    if not str(pi_lsp.__file__).startswith(tree):
-        raise RuntimeError(f"imported {pi_lsp.__file__}, not the tree {tree}")
-
-    def cpu_ms(fn: Callable[[], object], runs: int = 21) -> float:
-        fn()
-        times = []
-        for _ in range(runs):
-            start = time.process_time()
-            fn()
-            times.append((time.process_time() - start) * 1000)
-        return statistics.median(times)
-
-    out: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as tmp_name:
-        for name in ("bench-large-20k", "fixture-large-session"):
-            store = SessionStore.open(plain_copy(name, Path(tmp_name)))
-            path = store.branch_path()
-            warm = TokenCounter(CHARS4)
-            prepare_compaction(path, SETTINGS, warm)
-
-            def window(store: SessionStore = store, warm: TokenCounter = warm) -> None:
-                prepare_compaction(compaction_window(store), SETTINGS, warm)
-
-            def cold(path: list[Record] = path) -> None:
-                prepare_compaction(path, SETTINGS, TokenCounter(CHARS4))
-
-            out[f"{name}: window + prepare"] = cpu_ms(window)
-            out[f"{name}: prepare (full path)"] = cpu_ms(
-                partial(prepare_compaction, path, SETTINGS, warm)
-            )
-            out[f"{name}: prepare, no cached counts"] = cpu_ms(cold, 9)
-    return out
-
-
-def compare(ref: str, rounds: int) -> None:
-    """This tree's preparation against ``ref``'s, alternating worker processes."""
-    with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "archive", ref, "pi_lsp"], cwd=ROOT, capture_output=True)
-        if archive.returncode != 0:
-            sys.exit(f"cannot export git ref {ref!r}")
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
-        trees = {"this tree": str(ROOT), ref: tmp}
-        results: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
-        for _ in range(max(1, rounds)):
-            for name in random.sample(list(trees), len(trees)):
-                worker = [sys.executable, __file__, "--worker", trees[name]]
-                out = subprocess.run(worker, capture_output=True, text=True, check=True).stdout
-                results[name].append(json.loads(out))
-    print(f"preparation, median over {rounds} rounds of each worker's median CPU time, ms")
-    print(f"{'case':48} {'this tree':>10} {ref:>10}  ratio")
-    for case in results["this tree"][0]:
-        ours = statistics.median(r[case] for r in results["this tree"])
-        theirs = statistics.median(r[case] for r in results[ref])
-        print(f"{case:48} {ours:10.3f} {theirs:10.3f}  {ours / theirs:.3f}")
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--ref", help="compare the preparation with this git ref's")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.worker:
-        print(json.dumps(worker_cases(args.worker)))
-        return
-    if args.ref:
-        compare(args.ref, args.rounds)
-        return
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         print("prepareCompaction (chars4, default settings), ms; cold = no cached counts")
@@ -283,10 +180,10 @@ def main() -> None:
         for key in ("prepare_cold", "prepare_warm", "window_prepare"):
             ratio = big[key] / PI_PREPARE_MS
             print(f"  bench-large-20k {key} vs pi v0.58.3's {PI_PREPARE_MS} ms: ratio {ratio:.2f}")
-        pi = pi16_prepare(tmp / "bench-large-20k.jsonl", tmp)
-        if pi is None:
+        if not (PI16_DIR / "READY").is_file():
             print("  pi 1.6.0 is not installed (make pi16): its preparation is not timed")
         else:
+            pi = pi_rounds(tmp / "bench-large-20k.jsonl", 30, tmp, "pi_compaction.mjs")
             branch, prepare = statistics.median(pi["branch"]), statistics.median(pi["prepare"])
             ours = big["branch_path"] + big["prepare_warm"]
             print(

@@ -6,23 +6,16 @@
 // Prints one JSON line: {"entries", "path", "summarized", "firstKept", "branch": [ms...],
 // "prepare": [ms...]}, one time per repetition after a warm-up of RUNS / 10 + 1 rounds.
 // (prepareCompaction is not exported from the package index; its module is imported by path.)
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { piModule } from "./pi16.mjs";
 
-const piRoot = process.env.PI16_PACKAGE;
-if (!piRoot) {
-  console.error("PI16_PACKAGE must name the @earendil-works/pi-coding-agent folder");
-  process.exit(2);
-}
 const [file, runsText, scratch] = process.argv.slice(2);
 const runs = Number(runsText);
-const load = (path) => import(pathToFileURL(join(piRoot, "dist", ...path)).href);
-const { SessionManager } = await load(["index.js"]);
-const { prepareCompaction, DEFAULT_COMPACTION_SETTINGS } = await load([
+const { SessionManager } = await piModule("index.js");
+const { prepareCompaction, DEFAULT_COMPACTION_SETTINGS } = await piModule(
   "core",
   "compaction",
   "compaction.js",
-]);
+);
 
 const sm = SessionManager.open(file, scratch);
 let preparation;
