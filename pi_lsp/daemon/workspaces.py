@@ -24,7 +24,7 @@ from pi_lsp.agent.agent_session import create_agent_session
 from pi_lsp.agent.llm import PROVIDER_KEY_ENV, load_litellm
 from pi_lsp.agent.models import ModelRef
 from pi_lsp.agent.permissions import Asker, PermissionGate
-from pi_lsp.compaction.cut_point import text_of
+from pi_lsp.compaction.summarize import text_of
 from pi_lsp.daemon.concurrency import TurnLock, spawn
 from pi_lsp.daemon.live_session import EventSink, LiveSession
 from pi_lsp.prompt import PromptSourcesCache

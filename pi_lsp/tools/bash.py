@@ -22,6 +22,7 @@ from typing import Literal, TypeVar
 
 from pydantic import Field
 
+from pi_lsp.javascript import js_number
 from pi_lsp.tools.base import (
     Tool,
     ToolError,
@@ -44,7 +45,6 @@ from pi_lsp.tools.truncate import (
     DEFAULT_MAX_LINES,
     TruncationResult,
     format_size,
-    js_number,
     limits_text,
 )
 

@@ -72,13 +72,6 @@ def utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "replace"))
 
 
-def js_number(value: float) -> str:
-    """A number as JavaScript prints it in a template string (``5`` not ``5.0``)."""
-    if value == int(value):
-        return str(int(value))
-    return repr(value)
-
-
 def format_size(size: int) -> str:
     """``NB``, ``N.NKB`` or ``N.NMB`` with JavaScript's ``toFixed(1)`` rounding (half up)."""
     if size < 1024:

@@ -55,8 +55,7 @@ from pi_lsp.compaction import (
     prepare_compaction,
     serialize_messages,
 )
-from pi_lsp.compaction.prepare import last_assistant_usage
-from pi_lsp.compaction.tokens import calculate_context_tokens
+from pi_lsp.compaction.tokens import calculate_context_tokens, last_assistant_usage
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import Record
 from pi_lsp.session.messages import convert_to_llm

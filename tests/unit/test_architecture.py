@@ -17,6 +17,7 @@ LSP_ALLOWED = ("protocol/", "demo/headless.py")
 LAYERS = {
     "__init__": 0,
     "literals": 0,
+    "javascript": 0,
     "safety": 0,
     "session": 1,
     "compaction": 2,

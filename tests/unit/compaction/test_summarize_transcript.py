@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pi_lsp.compaction import serialize_conversation, serialize_messages
-from pi_lsp.compaction.transcript import js_number, js_stringify, truncate_for_summary, utf16_prefix
+from pi_lsp.compaction.summarize import truncate_for_summary
 from pi_lsp.devtools.builders import assistant, call, tool_result, user
 
 
@@ -92,33 +92,3 @@ def test_agent_roles_are_converted_first() -> None:
         "[User]: Ran `make`\n```\nok\n```\n\nCommand exited with code 2\n\n[User]: "
     )
     assert text.endswith("<summary>\nS\n</summary>")
-
-
-def test_js_numbers() -> None:
-    cases = {
-        1.0: "1",
-        0.5: "0.5",
-        1e-7: "1e-7",
-        1e-6: "0.000001",
-        1e21: "1e+21",
-        1e20: "100000000000000000000",
-        -0.0: "0",
-        3.75e-05: "0.0000375",
-        123.456: "123.456",
-    }
-    assert {value: js_number(value) for value in cases} == cases
-    assert js_number(float("nan")) == "null"
-
-
-def test_js_stringify_escapes_lone_surrogates_and_orders_index_keys() -> None:
-    assert (
-        js_stringify({"b": True, "10": 1, "2": False, "a": "\ud83d"})
-        == '{"2":false,"10":1,"b":true,"a":"\\ud83d"}'
-    )
-    assert js_stringify(["\n", "😀"]) == '["\\n","😀"]'
-
-
-def test_utf16_prefix() -> None:
-    assert utf16_prefix("ab😀c", 3) == "ab"
-    assert utf16_prefix("ab😀c", 4) == "ab😀"
-    assert utf16_prefix("abc", 10) == "abc"
