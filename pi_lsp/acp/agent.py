@@ -33,10 +33,9 @@ from acp.schema import (
 )
 
 from pi_lsp import __version__
-from pi_lsp.acp import controls
+from pi_lsp.acp import controls, initialize_result
 from pi_lsp.acp.client_side import ClientFileSystem, asker_for
 from pi_lsp.acp.content import PromptBlock, user_input
-from pi_lsp.acp.server import initialize_result
 from pi_lsp.acp.sessions import AcpSession, OpenSessions, TurnOutcome
 from pi_lsp.acp.updates import Outbox, replay
 from pi_lsp.agent import AgentBusyError, llm

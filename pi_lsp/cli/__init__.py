@@ -74,11 +74,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     acp_level = _stdio_fast_path(args, "--acp")
     if acp_level is not None:
-        # Answer `initialize` before importing the ACP SDK (see pi_lsp/acp/server.py).
-        from pi_lsp.acp.server import early_initialize as early_acp
-        from pi_lsp.acp.server import serve_acp
+        # Answer `initialize` before importing the ACP SDK (see pi_lsp/acp/__init__.py).
+        from pi_lsp.acp import early_initialize as early_acp
 
         prefix, answered_id = early_acp(0, 1, __version__)
+        from pi_lsp.acp.server import serve_acp
+
         serve_acp(acp_level, prefix=prefix, answered=answered_id)
         return 0
     level = _stdio_fast_path(args)
