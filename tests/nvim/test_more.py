@@ -44,6 +44,8 @@ def test_without_a_model_the_error_says_how_to_choose_one(launch: Any) -> None:
         60,
     )
     assert "No model selected" in hinted
+    n.lua("vim.wait(1000)")  # the daemon's error event for the same failure is not shown again
+    assert [m for m in n.lua("return _G.errors") if "No model selected" in m] == [hinted]
     n.lua(
         "vim.ui.select = function(items, _, cb) for _, m in ipairs(items) do"
         " if m.id == 'openai/fake-model' then return cb(m) end end end"

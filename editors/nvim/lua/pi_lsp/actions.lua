@@ -11,13 +11,28 @@ end
 
 M.NO_MODEL = -32005 --- the daemon's error code when no model is selected (docs/protocol.md)
 
+local told = {} --- error text → when it was last shown (vim.uv.now())
+
+--- Show an error once: the daemon reports a prompt that fails before its turn runs twice (the
+--- request's error and an `error` event "Turn failed: …", in either order). `core` is what
+--- both say; `text` (default `core`) what is shown.
+function M.error(core, text)
+  local now = vim.uv.now()
+  if told[core] and now - told[core] < 5000 then
+    return
+  end
+  told[core] = now
+  vim.notify("pi_lsp: " .. (text or core), vim.log.levels.ERROR)
+end
+
 --- One error message; for "no model" it says how to choose one here.
 local function fail(err)
-  local text = type(err) == "table" and (err.message or vim.inspect(err)) or tostring(err)
+  local core = type(err) == "table" and (err.message or vim.inspect(err)) or tostring(err)
+  local text = core
   if type(err) == "table" and err.code == M.NO_MODEL then
     text = text .. ' (in Neovim: choose one with :Pi model, or setup({ settings = { defaultModel = "provider/model" } }))'
   end
-  vim.notify("pi_lsp: " .. text, vim.log.levels.ERROR)
+  M.error(core, text)
 end
 
 --- Call a session method on the current session; `cb(result)` on success.

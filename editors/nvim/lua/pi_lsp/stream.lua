@@ -179,8 +179,13 @@ function handlers.foreign_entries(event)
   chat.add_note(foreign.note(event, in_turn() and M.turn.nodes or {}))
 end
 
+--- A turn stopped on an error. Shown a moment later, and not at all when the request that
+--- started the turn failed with the same message (actions.error shows that one, with hints).
 function handlers.error(event)
-  vim.notify("pi_lsp: " .. tostring(event.message), vim.log.levels.ERROR)
+  local text = tostring(event.message)
+  vim.defer_fn(function()
+    require("pi_lsp.actions").error((text:gsub("^Turn failed: ", "")), text)
+  end, 300)
 end
 
 M.handlers = handlers
