@@ -62,7 +62,8 @@ def wire_event(event: AgentEvent) -> WireAgentEvent:
         return event
     sub = event["assistantMessageEvent"].copy()
     sub.pop("partial", None)
-    return MessageUpdateOut(type="message_update", assistantMessageEvent=sub)
+    out: MessageUpdateOut = {"type": "message_update", "assistantMessageEvent": sub}
+    return out  # an annotated literal: this runs once per streamed chunk
 
 
 class LiveSession:
