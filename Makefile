@@ -14,7 +14,7 @@ VSCODE_VERSION = $(shell node -p 'require("./$(VSCODE)/package.json").version')
 VSCODE_DEPS := $(VSCODE)/node_modules/.installed
 VSCODE_E2E_DEPS := $(VSCODE)/e2e/node_modules/.installed
 
-.PHONY: help demo test lint typecheck pytest test-nvim interop pi16 bench schemas clean vsix test-vscode vscode-deps bench-vscode acp-ts
+.PHONY: help demo test lint typecheck pytest test-nvim interop pi16 bench bench-compare schemas clean vsix test-vscode vscode-deps bench-vscode acp-ts
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -70,9 +70,11 @@ $(PI16_READY):
 bench: $(STAMP) $(PI16_READY) ## benchmarks (bench_branch drives the real pi 1.6.0); results go to docs/benchmarks.md by hand
 	$(PY) -m bench
 
+bench-compare: $(STAMP) ## before/after in one run: make bench-compare REV=5580903 [AFTER=main] [BENCH="sessions types"] [RUNS=3] [CLOCK=wall]
+	$(PY) -m bench.compare $(REV) $(BENCH) $(if $(AFTER),--after $(AFTER)) $(if $(RUNS),--runs $(RUNS)) $(if $(CLOCK),--clock $(CLOCK))
+
 schemas: $(STAMP) $(VSCODE_DEPS) ## regenerate schemas/ from the Python types (TypedDicts, pydantic models), then the Lua types and the VS Code extension's types and pi.* settings from schemas/
 	$(PY) -m pi_lsp.schemas_gen
-	$(PY) -m pi_lsp.devtools.lua_types
 	cd $(VSCODE) && npm run --silent gen
 
 

@@ -31,9 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_daemon import FakeProvider, daemon_env, pct, stamped_text  # noqa: E402
-from bench.common import plain_copy  # noqa: E402
-from pi_lsp.session.ids import session_file_name  # noqa: E402
-from pi_lsp.session.paths import session_dir  # noqa: E402
+from bench.common import plain_copy, wait_or_kill  # noqa: E402
+from pi_lsp.session.paths import session_dir, session_file_name  # noqa: E402
 
 AGENT = [sys.executable, "-m", "pi_lsp", "--acp"]
 COMMAND = ".venv/bin/python bench/bench_acp.py"
@@ -92,13 +91,7 @@ class Client:
         return await self.request("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
 
     async def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 20)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
+        await wait_or_kill(self.process, 20, close_stdin=True)
         self._reader.cancel()
 
 

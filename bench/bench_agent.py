@@ -24,8 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import SESSIONS, plain_copy
-from pi_lsp.agent.factory import AgentOptions, create_agent_session
+from bench.common import SESSIONS, plain_copy, report
+from pi_lsp.agent import AgentOptions
+from pi_lsp.agent.agent_session import create_agent_session
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Turn
 from pi_lsp.session import SessionStore
@@ -131,6 +132,12 @@ def main() -> None:
         big_ms, empty_ms = asyncio.run(per_turn_overhead(big, cwd))
         ours, bare = asyncio.run(first_token(cwd))
         cli_s, litellm_s = startup(SESSIONS / "labels.jsonl")
+    report("per-turn overhead, 22k-entry session", big_ms, "ms")
+    report("per-turn overhead, empty session", empty_ms, "ms")
+    report("first streamed token, AgentSession", ours, "ms")
+    report("first streamed token, bare litellm", bare, "ms")
+    report("pi-lsp sessions tree start-up", cli_s * 1000, "ms")
+    report("import litellm alone", litellm_s * 1000, "ms")
     print(
         f"per-turn overhead, 22k-entry session: {big_ms:.2f} ms (empty session {empty_ms:.2f} ms; target <= 5 ms)"
     )

@@ -22,6 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.common import report
 from pi_lsp.tools import ShellSettings, ToolResult, close_tools, create_tools
 from pi_lsp.tools import bash as bash_module
 
@@ -58,6 +59,9 @@ def main() -> None:
     bash_module.UPDATE_INTERVAL = shipped
     print(f"{args.mb} MB of output, median of {args.runs}")
     for label, (seconds, count, sent, size) in rows.items():
+        report(f"{label}: wall time", seconds * 1000, "ms")
+        report(f"{label}: partial results", count, "")
+        report(f"{label}: bytes in partial results", sent / 1e6, "MB")
         print(
             f"{label:>10}: {seconds * 1000:8.0f} ms  {count:6d} updates  "
             f"{sent / 1e6:8.2f} MB in updates  full-output file {size / 1e6:.1f} MB"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import plain_copy
+from bench.common import plain_copy, report
 from pi_lsp.session import SessionStore
 from tests.interop.pi16 import NODE, PACKAGE, PI16_DIR
 
@@ -120,6 +120,8 @@ def main() -> int:
                     f"  {label:28s} pi_lsp {spread(mine):28s} pi {spread(theirs):28s} "
                     f"ratio {ratio:.3f}"
                 )
+                report(f"{name}: {label}, pi_lsp", statistics.median(mine), "ms")
+                report(f"{name}: {label}, pi 1.6.0", statistics.median(theirs), "ms")
     return 0
 
 

@@ -40,7 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import plain_copy, spawn_piped  # noqa: E402
+from bench.common import plain_copy, report, spawn_piped, wait_or_kill  # noqa: E402
 from pi_lsp.devtools.builders import VSCODE_CAPABILITIES  # noqa: E402
 
 DAEMON = [sys.executable, "-m", "pi_lsp", "--stdio"]
@@ -209,11 +209,7 @@ class Client:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.request("shutdown"), 10)
             self.notify("exit", None)
-        try:
-            await asyncio.wait_for(self.process.wait(), 10)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
+        await wait_or_kill(self.process, 10)
         self._reader.cancel()
 
 
@@ -287,13 +283,7 @@ class FakeProvider:
         return {index: ns for index, ns in await self._command({"stamps": True})}
 
     async def stop(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 10)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
+        await wait_or_kill(self.process, 10, close_stdin=True)
 
 
 def serve_fake() -> None:
@@ -539,7 +529,7 @@ def _quantiles(what: str, pairs: list[tuple[float, float]], target: float | None
     return lines
 
 
-def report(
+def table(
     cold: dict[str, Any] | None, reads: dict[str, Any] | None, latency: dict[str, Any] | None
 ) -> list[str]:
     """The results table (Markdown) and notes."""
@@ -616,6 +606,27 @@ def report(
     return [*lines, "", *notes]
 
 
+def report_measures(
+    cold: dict[str, Any] | None, reads: dict[str, Any] | None, latency: dict[str, Any] | None
+) -> None:
+    """The table's figures as ``#measure`` lines (for ``bench/compare.py``)."""
+    if cold is not None:
+        for key in ("initialize_ms", "first_list_ms", "first_state_ms", "first_state_prewarm_ms"):
+            report(f"cold start {key.removesuffix('_ms')}", cold[key], "ms")
+    if reads is not None:
+        for view in ("tree", "messages", "tree_idle", "messages_idle"):
+            for index, part in ((0, "first byte"), (1, "whole")):
+                values = [pair[index] for pair in reads[view]]
+                report(f"{view} to {part} p50", statistics.median(values), "ms")
+                report(f"{view} to {part} p99", pct(values, 0.99), "ms")
+        report("first tree (cold) to first byte", reads["first_tree_ms"][0], "ms")
+        report("first messages (cold) to first byte", reads["first_messages_ms"][0], "ms")
+    if latency is not None:
+        for key in ("median_ms", "p95_ms", "p99_ms"):
+            report(f"chunk to notification {key.removesuffix('_ms')}", latency[key], "ms")
+        report("daemon CPU per streamed chunk", latency["cpu_per_chunk_ms"], "ms")
+
+
 async def run(args: argparse.Namespace) -> None:
     cold_runs = 3 if args.quick else args.cold_runs
     reads_count = 50 if args.quick else args.reads
@@ -639,8 +650,9 @@ async def run(args: argparse.Namespace) -> None:
     print(f"load average: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
     if os.environ.get("PYTHONDONTWRITEBYTECODE") and not args.bytecode_cache:
         print("PYTHONDONTWRITEBYTECODE is set: the daemon compiles pi_lsp's modules at every start")
-    for line in report(cold, reads, latency):
+    for line in table(cold, reads, latency):
         print(line)
+    report_measures(cold, reads, latency)
     if args.json:
         print(json.dumps({"cold": cold, "reads": reads, "latency": latency}))
 

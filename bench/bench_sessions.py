@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.common import SESSIONS, median_ms, plain_copy
+from bench.common import SESSIONS, median_ms, plain_copy, report
 from pi_lsp.devtools.builders import assistant, usage, user
 from pi_lsp.session import SessionStore
 from pi_lsp.session.listing import SessionLister
@@ -122,12 +122,17 @@ def main() -> None:
             r = bench_file(path)
             if name == "bench-large-20k":
                 big = r
+            for key, value in r.items():
+                report(f"{name}: {key}", value, "ms")
             print(
                 f"{name:28s} {entries:7d} {r['open']:6.1f} {r['open+context']:6.1f} "
                 f"{r['context']:8.2f} {r['turn']:7.3f} {r['branch']:8.2f}   (ms)"
             )
         grown, size = memory_growth(plain_copy("bench-large-20k", tmp))
         listing = bench_listing(tmp)
+    report("bench-large-20k: memory growth after open + context", grown, "MB")
+    report("list 1000 files, cold", listing["list_cold"], "ms")
+    report("list 1000 files, nothing changed", listing["list_warm"], "ms")
     print()
     print("bench-large-20k vs pi v0.58.3 (ratio = pi_lsp / pi)")
     open_ctx_pi = PI_MS["open"] + PI_MS["context"]

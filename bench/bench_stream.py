@@ -21,6 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.common import report
 from pi_lsp.agent.llm import load_litellm
 from pi_lsp.agent.models import ModelInfo, ModelRef, resolve_model
 from pi_lsp.agent.provider_messages import to_provider_messages, tool_definitions
@@ -113,6 +114,13 @@ async def measure(
     first_added = med(o - b for o, b in zip(ours_first, bare_first, strict=True)) * 1000
     total_added = med(o - b for o, b in zip(ours_total, bare_total, strict=True)) * 1000
     print(f"{label}:")
+    for what, bare_times, ours_times, added in (
+        ("first token", bare_first, ours_first, first_added),
+        ("whole reply", bare_total, ours_total, total_added),
+    ):
+        report(f"{label}: {what}, bare", med(bare_times) * 1000, "ms")
+        report(f"{label}: {what}, stream_assistant", med(ours_times) * 1000, "ms")
+        report(f"{label}: {what}, added", added, "ms")
     print(
         f"  first token: bare {med(bare_first) * 1000:6.2f} ms, stream_assistant "
         f"{med(ours_first) * 1000:6.2f} ms, added (median of pairs) {first_added:+6.2f} ms"

@@ -18,6 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.common import report
 from pi_lsp.tools import ShellSettings, create_tools
 
 DIRS = 100
@@ -76,6 +77,7 @@ async def measure(root: Path, runs: int) -> None:
             result = await tools[name].execute(args)
             times.append(time.perf_counter() - start)
             first = first or result.text.split("\n")[0][:40]
+        report(label, statistics.median(times) * 1000, "ms")
         print(
             f"{label:34} {statistics.median(times) * 1000:8.1f}ms {min(times) * 1000:8.1f}ms "
             f"{max(times) * 1000:8.1f}ms  {first}"

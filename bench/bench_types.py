@@ -21,6 +21,7 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.common import report
 from pi_lsp.agent.assistant_builder import AssistantBuilder
 from pi_lsp.agent.models import ModelRef, resolve_model
 from pi_lsp.devtools.builders import assistant, usage, user
@@ -70,8 +71,11 @@ def chunk_us(chunks: int = 2_000) -> float:
 
 
 def main() -> None:
-    print(f"validate user + assistant message: {validation_us():.2f} µs")
-    print(f"one streamed text chunk (builder + message_update): {chunk_us():.2f} µs")
+    validation, chunk = validation_us(), chunk_us()
+    print(f"validate user + assistant message: {validation:.2f} µs")
+    print(f"one streamed text chunk (builder + message_update): {chunk:.2f} µs")
+    report("validate user + assistant message", validation, "µs")
+    report("one streamed text chunk", chunk, "µs")
 
 
 if __name__ == "__main__":

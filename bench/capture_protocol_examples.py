@@ -191,42 +191,26 @@ async def capture(work: Path) -> Recorder:
         await recorder.call(client, "pi/models/list", {})
         state = await recorder.call(client, "pi/session/new", {})
         session = state["sessionId"]
-        ack = await recorder.call(
-            client,
-            "pi/session/prompt",
-            {"sessionId": session, "text": "Why does add(-1, 2) return 3?"},
-        )
+
+        async def call(method: str, note: str = "", /, **params: Any) -> Any:
+            """``method`` on this session: its ``sessionId`` first in ``params``."""
+            return await recorder.call(client, method, {"sessionId": session, **params}, note)
+
+        ack = await call("pi/session/prompt", text="Why does add(-1, 2) return 3?")
         await client.wait_event("agent_end")
-        await recorder.call(client, "pi/session/state", {"sessionId": session})
-        await recorder.call(client, "pi/session/tree", {"sessionId": session})
-        await recorder.call(client, "pi/session/messages", {"sessionId": session})
-        await recorder.call(
-            client, "pi/session/rename", {"sessionId": session, "name": "Fix add()"}
-        )
-        await recorder.call(
-            client,
-            "pi/session/label",
-            {"sessionId": session, "entryId": ack["userEntryId"], "label": "the question"},
-        )
-        await recorder.call(
-            client,
-            "pi/session/label",
-            {"sessionId": session, "entryId": ack["userEntryId"], "label": None},
-            "clears the label",
-        )
-        await recorder.call(
-            client, "pi/session/setThinkingLevel", {"sessionId": session, "level": "high"}
-        )
-        await recorder.call(
-            client, "pi/session/setModel", {"sessionId": session, "model": "openai/fake-model-2"}
-        )
-        await recorder.call(
-            client, "pi/session/setThinkingLevel", {"sessionId": session, "level": "high"}
-        )
+        await call("pi/session/state")
+        await call("pi/session/tree")
+        await call("pi/session/messages")
+        await call("pi/session/rename", name="Fix add()")
+        await call("pi/session/label", entryId=ack["userEntryId"], label="the question")
+        await call("pi/session/label", "clears the label", entryId=ack["userEntryId"], label=None)
+        await call("pi/session/setThinkingLevel", level="high")
+        await call("pi/session/setModel", model="openai/fake-model-2")
+        await call("pi/session/setThinkingLevel", level="high")
 
         # A slow turn: steer, follow-up, a queued prompt, then abort.
         fake.push(Turn(text="A long answer " * 40, chunk_size=3, hang_after=8))
-        await recorder.call(client, "pi/session/prompt", {"sessionId": session, "text": "Explain"})
+        await call("pi/session/prompt", text="Explain")
         await client.wait_event("message_update", 10)
         await recorder.error(
             client,
@@ -234,24 +218,20 @@ async def capture(work: Path) -> Recorder:
             {"sessionId": session, "entryId": ack["userEntryId"], "label": "x"},
             "a write while the agent runs",
         )
-        await recorder.call(
-            client, "pi/session/steer", {"sessionId": session, "text": "Shorter, please"}
-        )
-        await recorder.call(
-            client, "pi/session/followUp", {"sessionId": session, "text": "Then add a test"}
-        )
-        await recorder.call(
-            client,
+        await call("pi/session/steer", text="Shorter, please")
+        await call("pi/session/followUp", text="Then add a test")
+        await call(
             "pi/session/prompt",
-            {"sessionId": session, "text": "And a docstring", "streamingBehavior": "followUp"},
             "queued while the agent runs",
+            text="And a docstring",
+            streamingBehavior="followUp",
         )
-        await recorder.call(client, "pi/session/abort", {"sessionId": session})
+        await call("pi/session/abort")
         await wait_idle(client, session)
 
         # A transient provider error, retried.
         fake.push(Turn(error=ScriptError(status=503)), Turn(text="Retried fine."))
-        await recorder.call(client, "pi/session/prompt", {"sessionId": session, "text": "Again?"})
+        await call("pi/session/prompt", text="Again?")
         await client.wait_event("auto_retry_end")
         await wait_idle(client, session)
 
@@ -259,30 +239,21 @@ async def capture(work: Path) -> Recorder:
         first_answer = next(
             n["id"] for n in tree["nodes"] if n["preview"].startswith("Fixed: add()")
         )
-        await recorder.call(
-            client,
+        await call(
             "pi/session/branch",
-            {
-                "sessionId": session,
-                "entryId": first_answer,
-                "summarize": True,
-                "focus": "what was tried",
-                "label": "back here",
-            },
             "back to the first answer, summarizing the branch left",
+            entryId=first_answer,
+            summarize=True,
+            focus="what was tried",
+            label="back here",
         )
         await wait_idle(client, session)
-        await recorder.call(
-            client, "pi/session/fork", {"sessionId": session, "entryId": ack["userEntryId"]}
-        )
-        await recorder.call(
-            client, "pi/session/compact", {"sessionId": session, "focus": "the fix"}
-        )
-        await recorder.call(
-            client,
+        await call("pi/session/fork", entryId=ack["userEntryId"])
+        await call("pi/session/compact", focus="the fix")
+        await call(
             "pi/session/branch",
-            {"sessionId": session, "entryId": ack["userEntryId"]},
             "to a user message: its text comes back for editing",
+            entryId=ack["userEntryId"],
         )
         await recorder.call(client, "pi/sessions/list", {})
         source = SESSIONS / "labels.jsonl"

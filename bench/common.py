@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 import os
 import shutil
 import statistics
@@ -21,6 +22,22 @@ SESSIONS = CORPUS / "sessions"
 CLOCK = time.process_time if os.environ.get("PI_LSP_BENCH_CLOCK") == "cpu" else time.perf_counter
 """Wall time by default; ``PI_LSP_BENCH_CLOCK=cpu`` measures this process's CPU time instead
 (comparable between runs when other work shares the machine)."""
+
+
+MEASURE_PREFIX = "#measure "
+"""Start of the machine-readable lines :func:`report` prints (``bench/compare.py`` reads them)."""
+
+
+def report(name: str, value: float, unit: str) -> None:
+    """Print one measure as ``#measure {"name": …, "value": …, "unit": …}`` for ``bench/compare.py``.
+
+    Only when ``PI_LSP_BENCH_REPORT=1`` (``compare.py`` sets it), so the tables a script prints for
+    people stay as they are. ``name`` must stay the same across revisions: it pairs the before and
+    after figures.
+    """
+    if os.environ.get("PI_LSP_BENCH_REPORT") == "1":
+        line = json.dumps({"name": name, "value": value, "unit": unit}, ensure_ascii=False)
+        print(MEASURE_PREFIX + line, flush=True)
 
 
 def median_ms(fn: Callable[[], object], runs: int = 9, warmup: int = 1) -> float:
@@ -67,3 +84,17 @@ async def spawn_piped(
         cwd=cwd,
         limit=limit,
     )
+
+
+async def wait_or_kill(
+    process: asyncio.subprocess.Process, timeout: float, *, close_stdin: bool = False
+) -> None:
+    """Wait for ``process`` to exit (after closing its stdin, which asks a piped server to stop);
+    kill it if it is still running after ``timeout`` seconds."""
+    if close_stdin and process.stdin is not None:
+        process.stdin.close()
+    try:
+        await asyncio.wait_for(process.wait(), timeout)
+    except TimeoutError:
+        process.kill()
+        await process.wait()

@@ -12,7 +12,7 @@ import os
 import sys
 
 from pi_lsp.cli import CommandError
-from pi_lsp.prompt.models import ContextFileRef, ContextFilesReport
+from pi_lsp.prompt.files import ContextFileRef, ContextFilesReport
 from pi_lsp.prompt.sources import PromptSources, load_prompt_sources
 from pi_lsp.prompt.system_prompt import build_system_prompt
 

@@ -42,7 +42,7 @@ from pi_lsp.compaction.summarize import (
 )
 from pi_lsp.compaction.tokens import TokenCounter
 from pi_lsp.session import SessionStore
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import (
     apply_edit,
     branch_summary_message,
@@ -51,7 +51,6 @@ from pi_lsp.session.projection import (
     latest_edits,
     message_of,
 )
-from pi_lsp.session.records import Record
 
 BRANCH_MAX_TOKENS = 2048
 DEFAULT_WINDOW = 128000

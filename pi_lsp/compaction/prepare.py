@@ -34,14 +34,13 @@ from pi_lsp.compaction.models import (
 )
 from pi_lsp.compaction.tokens import TokenCounter, assistant_usage, calculate_context_tokens
 from pi_lsp.session import SessionStore
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import (
     Projected,
     current_system_message,
     entry_messages,
     project_path,
 )
-from pi_lsp.session.records import Record
 
 CUT_ROLES = frozenset(
     {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}

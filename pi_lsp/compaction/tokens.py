@@ -21,16 +21,15 @@ import functools
 import importlib.util
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
 from pi_lsp.compaction.models import CompactionSettings, ContextEstimate, ContextUsage
 from pi_lsp.javascript import js_stringify
 from pi_lsp.session import SessionStore
 from pi_lsp.session.context import SessionContext
-from pi_lsp.session.jsonl import JsonObject, js_len
+from pi_lsp.session.jsonl import JsonObject, Record, js_len
 from pi_lsp.session.projection import Projected, entry_messages
-from pi_lsp.session.records import Record
 
 O200K_MODELS = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4")
 """Model-id prefixes whose tokenizer is o200k_base; every other model is counted with cl100k_base
@@ -86,7 +85,7 @@ class Estimator(Protocol):
         """``chars4`` or ``tiktoken:<encoding>``."""
         ...
 
-    def __call__(self, message: JsonObject) -> int:
+    def __call__(self, message: Mapping[str, Any]) -> int:
         """Estimated tokens of ``message``."""
         ...
 
@@ -128,7 +127,7 @@ def assistant_blocks(content: Any) -> tuple[list[str], list[str], list[JsonObjec
     return texts, thinking, calls
 
 
-def countable(message: JsonObject) -> tuple[list[str], int]:
+def countable(message: Mapping[str, Any]) -> tuple[list[str], int]:
     """The texts pi measures in a message, and how many images it charges for."""
     texts: list[str] = []
     role = message.get("role")
@@ -162,7 +161,7 @@ class Chars4Estimator:
 
     name = "chars4"
 
-    def __call__(self, message: JsonObject) -> int:
+    def __call__(self, message: Mapping[str, Any]) -> int:
         """Estimated tokens of ``message``."""
         texts, images = countable(message)
         return -(-(sum(map(js_len, texts)) + IMAGE_CHARS * images) // 4)
@@ -175,7 +174,7 @@ class TiktokenEstimator:
         self.name = f"tiktoken:{encoding_name}"
         self._encode: Callable[[str], list[int]] = get_encoding(encoding_name).encode_ordinary
 
-    def __call__(self, message: JsonObject) -> int:
+    def __call__(self, message: Mapping[str, Any]) -> int:
         """Tokens of ``message``."""
         texts, images = countable(message)
         encode = self._encode
@@ -205,7 +204,7 @@ def calculate_context_tokens(usage: JsonObject) -> int:
     return int(sum(p for p in parts if isinstance(p, int | float)))
 
 
-def assistant_usage(message: JsonObject) -> JsonObject | None:
+def assistant_usage(message: Mapping[str, Any]) -> JsonObject | None:
     """The usage of a completed assistant message (not aborted or an error), or None.
 
     All-zero usage counts as none, as in pi.
@@ -219,7 +218,7 @@ def assistant_usage(message: JsonObject) -> JsonObject | None:
 
 
 def estimate_context_tokens(
-    messages: Sequence[JsonObject], count: Callable[[int], int] | None = None
+    messages: Sequence[Mapping[str, Any]], count: Callable[[int], int] | None = None
 ) -> ContextEstimate:
     """pi's ``estimateContextTokens``: last usable usage plus estimates of what follows it.
 
@@ -243,7 +242,7 @@ def estimate_context_tokens(
     )
 
 
-def _key(entry_id: str, message: JsonObject) -> str:
+def _key(entry_id: str, message: Mapping[str, Any]) -> str:
     # A compaction contributes its system message and its summary under one id.
     return entry_id + "\0s" if message.get("role") == "system" else entry_id
 
@@ -262,7 +261,7 @@ class TokenCounter:
         """Number of messages counted so far."""
         return len(self._counts)
 
-    def count(self, entry_id: str, message: JsonObject) -> int:
+    def count(self, entry_id: str, message: Mapping[str, Any]) -> int:
         """Tokens of a message that entry ``entry_id`` contributes before edits."""
         key = _key(entry_id, message)
         cached = self._counts.get(key)

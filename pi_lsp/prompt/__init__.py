@@ -9,12 +9,19 @@ Typical use before each turn::
     prompt = build_system_prompt(sources, tools=active_tool_summaries)
 """
 
-from pi_lsp.prompt.files import ContextLoad, SystemFiles, load_context_files, load_system_files
-from pi_lsp.prompt.models import ContextFile, ContextFileRef, ContextFilesReport, ContextWarning
+from pi_lsp.prompt.files import (
+    ContextFile,
+    ContextFileRef,
+    ContextFilesReport,
+    ContextLoad,
+    SystemFiles,
+    load_context_files,
+    load_system_files,
+)
+from pi_lsp.prompt.fs import ContextWarning
 from pi_lsp.prompt.sources import PromptSources, PromptSourcesCache, load_prompt_sources
 from pi_lsp.prompt.system_prompt import (
     BUILTIN_TOOL_SUMMARIES,
-    DEFAULT_ACTIVE_TOOLS,
     ToolSummary,
     assemble_system_prompt,
     build_system_prompt,
@@ -23,7 +30,6 @@ from pi_lsp.prompt.system_prompt import (
 
 __all__ = [
     "BUILTIN_TOOL_SUMMARIES",
-    "DEFAULT_ACTIVE_TOOLS",
     "ContextFile",
     "ContextFileRef",
     "ContextFilesReport",

@@ -14,25 +14,64 @@ even when it is empty. That is how a project switches a global file off: an empt
 text", whatever the agent dir holds. Only cwd's own ``.pi/`` counts, never an ancestor's.
 
 Problems become warnings (a file that cannot be read: the next location is tried); a load always
-completes. Pure apart from the injected file system.
+completes. Pure apart from the injected file system. The shapes of what is loaded are pydantic
+models, so the ``context files --json`` report has a generated JSON Schema.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from pi_lsp.prompt.fs import (
     ContextFs,
+    ContextWarning,
     LocalFs,
     candidate_files,
     decode_text,
     describe_os_error,
     regular_file_stat,
+    shadowed_context_file,
 )
-from pi_lsp.prompt.models import ContextFile, ContextSource, ContextWarning
-from pi_lsp.prompt.worktree import shadowed_context_file
 from pi_lsp.session.paths import agent_dir as default_agent_dir
+
+ContextSource = Literal["global", "ancestor"]
+"""Where a context file came from: the agent dir (``global``) or cwd and its ancestors."""
+
+
+class ContextFile(BaseModel):
+    """One loaded context file (``AGENTS.md``, ``CLAUDE.md``, ...), as it goes into the prompt."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    """Absolute path, lexical (reached through symlinks as given, never resolved)."""
+    source: ContextSource
+    """``global`` for the agent dir's file, ``ancestor`` for cwd and the directories above it."""
+    content: str = Field(repr=False)
+    """The text, UTF-8 decoded, with a leading BOM removed; line endings are kept."""
+
+
+class ContextFileRef(BaseModel):
+    """A loaded file as listed by ``pi-lsp context files --json`` (no content)."""
+
+    path: str
+    """Absolute path of the file."""
+    source: ContextSource
+    """``global`` or ``ancestor``."""
+
+
+class ContextFilesReport(BaseModel):
+    """Output of ``pi-lsp context files --json``: files in load order, then warnings."""
+
+    files: list[ContextFileRef]
+    """Loaded files, in the order they go into the system prompt."""
+    warnings: list[str]
+    """One line per problem, each starting with the path it is about."""
+
 
 _FileIdentity = tuple[int, int] | str
 
@@ -47,23 +86,28 @@ class ContextLoad:
     """Each problem once, in the order it was met."""
 
 
-def resolve_dirs(
-    cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None = None
-) -> tuple[str, str]:
+StrPath = str | os.PathLike[str]
+"""A directory as callers give it; made absolute, never resolved (paths stay lexical)."""
+
+
+def resolve_dirs(cwd: StrPath, agent_dir: StrPath | None = None) -> tuple[str, str]:
     """Absolute, lexically normalised ``(cwd, agent_dir)``; the agent dir defaults as pi's does."""
     agent = default_agent_dir() if agent_dir is None else agent_dir
     return os.path.abspath(cwd), os.path.abspath(os.path.expanduser(agent))
 
 
+def prepare_load(
+    cwd: StrPath, agent_dir: StrPath | None, fs: ContextFs | None
+) -> tuple[ContextFs, str, str]:
+    """The file system a load uses (the real one unless given) and its ``(cwd, agent_dir)``."""
+    return (LocalFs() if fs is None else fs, *resolve_dirs(cwd, agent_dir))
+
+
 def load_context_files(
-    cwd: str | os.PathLike[str],
-    agent_dir: str | os.PathLike[str] | None = None,
-    *,
-    fs: ContextFs | None = None,
+    cwd: StrPath, agent_dir: StrPath | None = None, *, fs: ContextFs | None = None
 ) -> ContextLoad:
     """Find and read the context files for ``cwd``; the agent dir defaults as pi's does."""
-    fs = LocalFs() if fs is None else fs
-    cwd_path, agent_path = resolve_dirs(cwd, agent_dir)
+    fs, cwd_path, agent_path = prepare_load(cwd, agent_dir, fs)
     warnings: list[ContextWarning] = []
     seen: set[_FileIdentity] = set()
     loader = _DirectoryLoader(fs, seen, warnings)
@@ -166,14 +210,10 @@ class SystemFiles:
 
 
 def load_system_files(
-    cwd: str | os.PathLike[str],
-    agent_dir: str | os.PathLike[str] | None = None,
-    *,
-    fs: ContextFs | None = None,
+    cwd: StrPath, agent_dir: StrPath | None = None, *, fs: ContextFs | None = None
 ) -> SystemFiles:
     """Find ``SYSTEM.md`` and ``APPEND_SYSTEM.md`` for ``cwd``: project ``.pi/`` first."""
-    fs = LocalFs() if fs is None else fs
-    cwd_path, agent_path = resolve_dirs(cwd, agent_dir)
+    fs, cwd_path, agent_path = prepare_load(cwd, agent_dir, fs)
     warnings: list[ContextWarning] = []
     found = [
         _first_file(

@@ -21,9 +21,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from pi_lsp.prompt.files import SystemFiles, load_context_files, load_system_files, resolve_dirs
-from pi_lsp.prompt.fs import ContextFs, LocalFs
-from pi_lsp.prompt.models import ContextFile, ContextWarning
+from pi_lsp.prompt.files import (
+    ContextFile,
+    StrPath,
+    SystemFiles,
+    load_context_files,
+    load_system_files,
+    prepare_load,
+    resolve_dirs,
+)
+from pi_lsp.prompt.fs import ContextFs, ContextWarning, LocalFs
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +50,10 @@ class PromptSources:
 
 
 def load_prompt_sources(
-    cwd: str | os.PathLike[str],
-    agent_dir: str | os.PathLike[str] | None = None,
-    *,
-    fs: ContextFs | None = None,
+    cwd: StrPath, agent_dir: StrPath | None = None, *, fs: ContextFs | None = None
 ) -> PromptSources:
     """Load context files and prompt files for ``cwd``; never raises for file problems."""
-    fs = LocalFs() if fs is None else fs
-    cwd_path, agent_path = resolve_dirs(cwd, agent_dir)
+    fs, cwd_path, agent_path = prepare_load(cwd, agent_dir, fs)
     loaded = load_context_files(cwd_path, agent_path, fs=fs)
     system = load_system_files(cwd_path, agent_path, fs=fs)
     return PromptSources(
@@ -92,9 +95,7 @@ class PromptSourcesCache:
         self._entries: dict[tuple[str, str], _Entry] = {}
         self._lock = threading.Lock()
 
-    def get(
-        self, cwd: str | os.PathLike[str], agent_dir: str | os.PathLike[str] | None = None
-    ) -> PromptSources:
+    def get(self, cwd: StrPath, agent_dir: StrPath | None = None) -> PromptSources:
         """The current project context of ``cwd``, reusing whatever did not change on disk."""
         key = resolve_dirs(cwd, agent_dir)
         with self._lock:
@@ -106,7 +107,7 @@ class PromptSourcesCache:
             self._entries[key] = _Entry(context, recorder.probes, recorder.contents)
             return context
 
-    def invalidate(self, cwd: str | os.PathLike[str] | None = None) -> None:
+    def invalidate(self, cwd: StrPath | None = None) -> None:
         """Forget one cwd (all agent dirs), or everything when ``cwd`` is None."""
         with self._lock:
             if cwd is None:

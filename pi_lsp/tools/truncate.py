@@ -62,6 +62,11 @@ class TruncationResult:
         }
 
 
+def limits_text(count: str) -> str:
+    """pi's ``<count> or 50KB (whichever is hit first)``, as the tool descriptions say it."""
+    return f"{count} or {DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first)"
+
+
 def utf8_len(text: str) -> int:
     """Bytes of ``text`` in UTF-8 (``Buffer.byteLength``); lone surrogates count as U+FFFD."""
     return len(text.encode("utf-8", "replace"))

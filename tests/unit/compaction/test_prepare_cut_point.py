@@ -6,8 +6,8 @@ from __future__ import annotations
 from pi_lsp.compaction import TokenCounter, find_cut_point
 from pi_lsp.devtools.builders import assistant, call, tool_result, user
 from pi_lsp.session import SessionStore
+from pi_lsp.session.jsonl import Record
 from pi_lsp.session.projection import project
-from pi_lsp.session.records import Record
 from tests.unit.compaction.helpers import memory_store
 
 HUNDRED = "x" * 400  # 100 tokens at chars/4

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from pi_lsp.prompt import load_context_files
 from pi_lsp.prompt.files import ContextLoad
 
@@ -13,8 +15,8 @@ def listing(loaded: ContextLoad, root: Path) -> list[tuple[str, str]]:
     return [(os.path.relpath(f.path, root), f.source) for f in loaded.files]
 
 
-def test_global_first_then_root_down_to_cwd(root: Path, write_tree) -> None:
-    write_tree(
+ORDER_CASES = {
+    "global first, then the layout root down to cwd": (
         {
             "agent/AGENTS.md": "global",
             "AGENTS.md": "layout root",
@@ -22,21 +24,16 @@ def test_global_first_then_root_down_to_cwd(root: Path, write_tree) -> None:
             "proj/pkg/app/CLAUDE.md": "app",
             "proj/other/AGENTS.md": "sibling, not an ancestor",
             "proj/pkg/app/src/deeper/AGENTS.md": "below cwd, never loaded",
-        }
-    )
-    loaded = load_context_files(root / "proj/pkg/app/src", root / "agent")
-    assert listing(loaded, root) == [
-        ("agent/AGENTS.md", "global"),
-        ("AGENTS.md", "ancestor"),
-        ("proj/AGENTS.md", "ancestor"),
-        ("proj/pkg/app/CLAUDE.md", "ancestor"),
-    ]
-    assert [f.content for f in loaded.files] == ["global", "layout root", "proj", "app"]
-    assert loaded.warnings == ()
-
-
-def test_candidate_order_per_directory(root: Path, write_tree) -> None:
-    write_tree(
+        },
+        "proj/pkg/app/src",
+        [
+            ("agent/AGENTS.md", "global"),
+            ("AGENTS.md", "ancestor"),
+            ("proj/AGENTS.md", "ancestor"),
+            ("proj/pkg/app/CLAUDE.md", "ancestor"),
+        ],
+    ),
+    "candidate order per directory": (
         {
             "a/AGENTS.override.md": "override",
             "a/AGENTS.md": "agents",
@@ -47,15 +44,27 @@ def test_candidate_order_per_directory(root: Path, write_tree) -> None:
             "a/b/c/d/CLAUDE.MD": "only upper claude",
             "a/b/c/d/e/agents.md": "wrong case",
             "a/b/c/d/e/CLAUDE.override.md": "not a candidate",
-        }
-    )
-    loaded = load_context_files(root / "a/b/c/d/e", root / "agent")
-    assert listing(loaded, root) == [
-        ("a/AGENTS.override.md", "ancestor"),
-        ("a/b/AGENTS.MD", "ancestor"),
-        ("a/b/c/CLAUDE.md", "ancestor"),
-        ("a/b/c/d/CLAUDE.MD", "ancestor"),
-    ]
+        },
+        "a/b/c/d/e",
+        [
+            ("a/AGENTS.override.md", "ancestor"),
+            ("a/b/AGENTS.MD", "ancestor"),
+            ("a/b/c/CLAUDE.md", "ancestor"),
+            ("a/b/c/d/CLAUDE.MD", "ancestor"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize(("tree", "cwd", "expected"), ORDER_CASES.values(), ids=ORDER_CASES)
+def test_which_files_load_and_in_what_order(
+    root: Path, write_tree, tree: dict[str, str], cwd: str, expected: list[tuple[str, str]]
+) -> None:
+    write_tree(tree)
+    loaded = load_context_files(root / cwd, root / "agent")
+    assert listing(loaded, root) == expected
+    assert [f.content for f in loaded.files] == [tree[path] for path, _ in expected]
+    assert loaded.warnings == ()
 
 
 def test_a_directory_or_fifo_with_a_candidate_name_is_passed_over(root: Path) -> None:

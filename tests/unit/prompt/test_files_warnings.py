@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -55,42 +56,52 @@ def test_non_utf8_content_warns_and_loads_with_replacement(root: Path) -> None:
     assert message.startswith("not valid UTF-8 (first bad byte at offset 3)")
 
 
-def test_broken_git_file_warns_and_disables_only_shadowing(root: Path, write_tree) -> None:
-    write_tree(
+GIT_PROBLEMS = {
+    # a broken .git disables only the worktree shadowing: both files still load
+    "broken .git file": (
         {
             "repo/AGENTS.md": "repo",
             "repo/wt/AGENTS.md": "worktree",
             "repo/wt/.git": "this is not a gitdir line\n",
-        }
-    )
-    loaded = load_context_files(root / "repo/wt", root / "agent")
-    assert [f.content for f in loaded.files] == ["repo", "worktree"]
-    [message] = messages_about(loaded, root / "repo/wt/.git")
-    assert "broken .git file" in message
+        },
+        "repo/wt",
+        ["repo", "worktree"],
+        r"broken \.git file",
+    ),
+    "git file pointing nowhere": (
+        {"wt/AGENTS.md": "worktree", "wt/.git": "gitdir: ../missing/.git/worktrees/wt\n"},
+        "wt",
+        ["worktree"],
+        "is not a git directory",
+    ),
+    "git symlink loop": (
+        {"wt/AGENTS.md": "worktree", "wt/.git": None},
+        "wt",
+        ["worktree"],
+        "^cannot inspect: symbolic link loop$",
+    ),
+    "git directory without HEAD": (
+        {"r/AGENTS.md": "r", "r/.git/config": ""},
+        "r",
+        ["r"],
+        "no HEAD",
+    ),
+}
 
 
-def test_git_file_pointing_nowhere_warns(root: Path, write_tree) -> None:
-    write_tree({"wt/AGENTS.md": "worktree", "wt/.git": "gitdir: ../missing/.git/worktrees/wt\n"})
-    loaded = load_context_files(root / "wt", root / "agent")
-    assert [f.content for f in loaded.files] == ["worktree"]
-    [message] = messages_about(loaded, root / "wt/.git")
-    assert "is not a git directory" in message
-
-
-def test_git_symlink_loop_warns(root: Path, write_tree) -> None:
-    write_tree({"wt/AGENTS.md": "worktree"})
-    (root / "wt/.git").symlink_to(".git")
-    loaded = load_context_files(root / "wt", root / "agent")
-    assert [f.content for f in loaded.files] == ["worktree"]
-    assert messages_about(loaded, root / "wt/.git") == ["cannot inspect: symbolic link loop"]
-
-
-def test_git_directory_without_head_warns(root: Path, write_tree) -> None:
-    write_tree({"r/AGENTS.md": "r", "r/.git/config": ""})
-    loaded = load_context_files(root / "r", root / "agent")
-    assert [f.content for f in loaded.files] == ["r"]
-    [message] = messages_about(loaded, root / "r/.git")
-    assert "no HEAD" in message
+@pytest.mark.parametrize(
+    ("tree", "cwd", "contents", "pattern"), GIT_PROBLEMS.values(), ids=GIT_PROBLEMS
+)
+def test_git_metadata_problems_warn_once_and_the_files_still_load(
+    root: Path, write_tree, tree: dict[str, str | None], cwd: str, contents: list[str], pattern: str
+) -> None:
+    write_tree({path: text for path, text in tree.items() if text is not None})
+    for path in [path for path, text in tree.items() if text is None]:
+        (root / path).symlink_to(".git")  # a link to itself
+    loaded = load_context_files(root / cwd, root / "agent")
+    assert [f.content for f in loaded.files] == contents
+    [message] = messages_about(loaded, root / cwd / ".git")
+    assert re.search(pattern, message), message
 
 
 def test_unreadable_system_file_falls_back_to_the_agent_dir(

@@ -1,4 +1,4 @@
--- Generated from schemas/ by `python -m pi_lsp.devtools.lua_types` (make schemas).
+-- Generated from schemas/ by `python -m pi_lsp.schemas_gen` (make schemas).
 -- Do not edit: tests/nvim/test_lua_types.py fails when this file is stale.
 ---@meta
 
