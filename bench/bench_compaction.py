@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_branch import pi_rounds
-from bench.common import median_ms, plain_copy
+from bench.common import median_ms, plain_copy, report
 from pi_lsp.compaction import (
     CHARS4,
     CompactionSettings,
@@ -177,6 +177,14 @@ def main() -> None:
                 f" {r['prepare_cold']:14.3f} {r['prepare_warm']:14.3f}"
                 f" {r['window_prepare']:20.3f}"
             )
+            for key in (
+                "branch_path",
+                "cut_cold",
+                "prepare_cold",
+                "prepare_warm",
+                "window_prepare",
+            ):
+                report(f"{name}: {key}", r[key], "ms")
         for key in ("prepare_cold", "prepare_warm", "window_prepare"):
             ratio = big[key] / PI_PREPARE_MS
             print(f"  bench-large-20k {key} vs pi v0.58.3's {PI_PREPARE_MS} ms: ratio {ratio:.2f}")
@@ -186,6 +194,9 @@ def main() -> None:
             pi = pi_rounds(tmp / "bench-large-20k.jsonl", 30, tmp, "pi_compaction.mjs")
             branch, prepare = statistics.median(pi["branch"]), statistics.median(pi["prepare"])
             ours = big["branch_path"] + big["prepare_warm"]
+            report(
+                "bench-large-20k: pi 1.6.0 getBranch + prepareCompaction", branch + prepare, "ms"
+            )
             print(
                 f"  pi 1.6.0 ({pi['summarized']} to summarize): getBranch {branch:.3f}"
                 f" + prepareCompaction {prepare:.3f} ms; pi_lsp branch_path + prepare(warm)"
@@ -202,6 +213,8 @@ def main() -> None:
         for label, estimator in estimators:
             store = SessionStore.open(plain_copy("bench-large-20k", tmp))
             r = bench_one_more_entry(store, TokenCounter(estimator))
+            report(f"one more entry, {label}: estimate", r["estimate"], "ms")
+            report(f"one more entry, {label}: context+estimate", r["context+estimate"], "ms")
             print(
                 f"  {label:16s} estimate {r['estimate']:.4f}"
                 f"   context+estimate {r['context+estimate']:.4f}"
@@ -213,6 +226,9 @@ def main() -> None:
         size = len(text.encode()) / 1e6
         print(f"tiktoken on the measured text of bench-large-20k ({size:.1f} MB UTF-8)")
         for name, r in bench_tiktoken(text, store).items():
+            report(f"tiktoken {name}: load", r["load_ms"], "ms")
+            report(f"tiktoken {name}: encode_ordinary", r["mb_s"], "MB/s")
+            report(f"tiktoken {name}: every message", r["session_ms"], "ms")
             print(
                 f"  {name:12s} load {r['load_ms']:6.1f} ms   encode_ordinary {r['mb_s']:6.1f} MB/s"
                 f"   every message {r['session_ms']:7.1f} ms ({r['messages_s']:,.0f} messages/s)"
