@@ -32,8 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.bench_daemon import FakeProvider, daemon_env, pct, stamped_text  # noqa: E402
 from bench.common import plain_copy, wait_or_kill  # noqa: E402
-from pi_lsp.session.ids import session_file_name  # noqa: E402
-from pi_lsp.session.paths import session_dir  # noqa: E402
+from pi_lsp.session.paths import session_dir, session_file_name  # noqa: E402
 
 AGENT = [sys.executable, "-m", "pi_lsp", "--acp"]
 COMMAND = ".venv/bin/python bench/bench_acp.py"

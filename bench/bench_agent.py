@@ -25,7 +25,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import SESSIONS, plain_copy, report
-from pi_lsp.agent.factory import AgentOptions, create_agent_session
+from pi_lsp.agent import AgentOptions
+from pi_lsp.agent.agent_session import create_agent_session
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Turn
 from pi_lsp.session import SessionStore

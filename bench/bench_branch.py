@@ -34,11 +34,13 @@ FRESH_RUNS = {"deep-tree": 51, "bench-large-20k": 11}
 """Freshly opened stores per file for the nothing-cached row."""
 
 
-def pi_rounds(path: Path, rounds: int, scratch: Path) -> dict[str, list[float]]:
-    """pi 1.6.0's times, from ``pi_branch.mjs`` in one Node process."""
+def pi_rounds(
+    path: Path, rounds: int, scratch: Path, script_name: str = "pi_branch.mjs"
+) -> dict[str, list[float]]:
+    """pi 1.6.0's times, from ``pi_branch.mjs`` (or another such script) in one Node process."""
     if not (PI16_DIR / "READY").is_file():
         raise SystemExit(f"pi 1.6.0 is not installed in {PI16_DIR}: run `make pi16`")
-    script = Path(__file__).with_name("pi_branch.mjs")
+    script = Path(__file__).with_name(script_name)
     done = subprocess.run(
         [str(NODE), str(script), str(path), str(rounds), str(scratch)],
         capture_output=True,

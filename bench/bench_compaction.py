@@ -1,9 +1,10 @@
 """Compaction benchmark (issue 4): preparation, incremental re-estimate, tiktoken throughput.
 
-Run: ``.venv/bin/python bench/bench_compaction.py``. In-process, on the corpus's
-``bench-large-20k`` (22,002 entries, decompressed to a temporary file) and the two ``fixture-*``
-sessions; median of 9 runs after a warm-up (throughput: best of 7). pi's ``prepareCompaction``
-takes 0.5 ms on bench-large-20k (the issue's benchmark note, Node 20, path given).
+Run: ``.venv/bin/python bench/bench_compaction.py``. In-process, on the
+corpus's ``bench-large-20k`` (22,002 entries, decompressed to a temporary file) and the two
+``fixture-*`` sessions; median of 9 runs after a warm-up (throughput: best of 7). pi 1.6.0's own
+preparation (``getBranch`` + ``prepareCompaction``, ``bench/pi_compaction.mjs``) is timed on
+bench-large-20k when ``make pi16`` installed it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.bench_branch import pi_rounds
 from bench.common import median_ms, plain_copy
 from pi_lsp.compaction import (
     CHARS4,
@@ -31,11 +33,12 @@ from pi_lsp.compaction import (
     find_cut_point,
     prepare_compaction,
 )
-from pi_lsp.compaction.tokens import countable, get_encoding
 from pi_lsp.session import SessionStore
-from pi_lsp.session.projection import project_path
+from tests.interop.pi16 import PI16_DIR
 
+ROOT = Path(__file__).resolve().parents[1]
 PI_PREPARE_MS = 0.5
+"""pi v0.58.3's ``prepareCompaction`` on bench-large-20k (the issue's note, Node 20)."""
 SETTINGS = CompactionSettings()
 USER = {
     "role": "user",
@@ -46,6 +49,8 @@ USER = {
 
 def bench_prepare(store: SessionStore) -> dict[str, float]:
     """Cut point and preparation on the leaf's path (the path itself timed separately)."""
+    from pi_lsp.session.projection import project_path
+
     path = store.branch_path()
     projected = project_path(path)
     start = 1 + next(
@@ -99,6 +104,8 @@ def bench_one_more_entry(
 
 def session_text(store: SessionStore) -> str:
     """All text the estimators measure in the session, one message per line."""
+    from pi_lsp.compaction.tokens import countable
+
     pieces = []
     for record in store.records:
         if record.type == "message":
@@ -120,6 +127,8 @@ def load_ms(name: str) -> float:
 
 
 def bench_tiktoken(text: str, store: SessionStore) -> dict[str, dict[str, float]]:
+    from pi_lsp.compaction.tokens import get_encoding
+
     size_mb = len(text.encode("utf-8")) / 1e6
     messages = [r.value["message"] for r in store.records if r.type == "message"]
     out = {}
@@ -170,7 +179,20 @@ def main() -> None:
             )
         for key in ("prepare_cold", "prepare_warm", "window_prepare"):
             ratio = big[key] / PI_PREPARE_MS
-            print(f"  bench-large-20k {key} vs pi's {PI_PREPARE_MS} ms: ratio {ratio:.2f}")
+            print(f"  bench-large-20k {key} vs pi v0.58.3's {PI_PREPARE_MS} ms: ratio {ratio:.2f}")
+        if not (PI16_DIR / "READY").is_file():
+            print("  pi 1.6.0 is not installed (make pi16): its preparation is not timed")
+        else:
+            pi = pi_rounds(tmp / "bench-large-20k.jsonl", 30, tmp, "pi_compaction.mjs")
+            branch, prepare = statistics.median(pi["branch"]), statistics.median(pi["prepare"])
+            ours = big["branch_path"] + big["prepare_warm"]
+            print(
+                f"  pi 1.6.0 ({pi['summarized']} to summarize): getBranch {branch:.3f}"
+                f" + prepareCompaction {prepare:.3f} ms; pi_lsp branch_path + prepare(warm)"
+                f" {ours:.3f} ms (ratio {ours / (branch + prepare):.3f}),"
+                f" window+prepare {big['window_prepare']:.3f} ms"
+                f" (ratio {big['window_prepare'] / (branch + prepare):.3f})"
+            )
         print()
         print("one more entry re-estimated on bench-large-20k (append not timed), ms")
         estimators: list[tuple[str, Estimator]] = [

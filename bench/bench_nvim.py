@@ -111,10 +111,10 @@ return { (done - t0) / 1e6, n }
 """
 
 STREAM = """
-local chat = require('pi_lsp.chat')
+local stream = require('pi_lsp.stream')
 _G.bench_times = {}
-local original = chat.handlers.message_update
-chat.handlers.message_update = function(event)
+local original = stream.handlers.message_update
+stream.handlers.message_update = function(event)
   local t0 = vim.uv.hrtime()
   original(event)
   if event.assistantMessageEvent and event.assistantMessageEvent.type == 'text_delta' then
@@ -125,7 +125,7 @@ local state, client = require('pi_lsp.state'), require('pi_lsp.client')
 client.request_sync('pi/session/prompt', { sessionId = state.id(), text = 'stream please' }, 20000)
 vim.wait(60000, function() return #_G.bench_times >= 400 end, 5)
 vim.wait(60000, function() return state.session and not state.session.isStreaming end, 5)
-chat.handlers.message_update = original
+stream.handlers.message_update = original
 return _G.bench_times
 """
 

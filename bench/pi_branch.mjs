@@ -4,17 +4,11 @@
 // Usage: PI16_PACKAGE=<@earendil-works/pi-coding-agent folder> node pi_branch.mjs FILE RUNS
 // Prints one JSON line: {"entries", "middle", "leaf", "messagesMiddle", "toMiddle": [ms...],
 // "toLeaf": [ms...]}, one time per repetition after a warm-up of RUNS / 10 rounds.
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { piModule } from "./pi16.mjs";
 
-const piRoot = process.env.PI16_PACKAGE;
-if (!piRoot) {
-  console.error("PI16_PACKAGE must name the @earendil-works/pi-coding-agent folder");
-  process.exit(2);
-}
 const [file, runsText, scratch] = process.argv.slice(2);
 const runs = Number(runsText);
-const { SessionManager } = await import(pathToFileURL(join(piRoot, "dist", "index.js")).href);
+const { SessionManager } = await piModule("index.js");
 
 const sm = SessionManager.open(file, scratch);
 const entries = sm.getEntries();

@@ -41,3 +41,6 @@ PermissionDecision = TypeAliasType(
     "PermissionDecision", Literal["allowOnce", "allowSession", "deny"]
 )
 """The user's answer to a permission request."""
+
+DEFAULT_ACTIVE_TOOLS = ("read", "bash", "edit", "write")
+"""The tools pi activates when none are selected (pi 1.6.0's ``DEFAULT_TOOL_NAMES``)."""

@@ -25,8 +25,7 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _session_schemas() -> dict[str, Any]:
-    from pi_lsp.session.entries import SessionLine
-    from pi_lsp.session.wire import ContextOut, SessionInfo, TreeOut
+    from pi_lsp.session.entries import ContextOut, SessionInfo, SessionLine, TreeOut
 
     return {
         "session-line": TypeAdapter(SessionLine),

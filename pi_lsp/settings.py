@@ -2,7 +2,7 @@
 
 Layers, lowest first: ``<agentDir>/settings.json``, ``<cwd>/.pi/settings.json``, then whatever the
 editor sends. The project's file is the folder's, not the user's: what in it matters for safety
-applies only to a trusted project (see ``project_trust``). Objects merge at every depth, and a
+applies only to a trusted project (see ``safety``). Objects merge at every depth, and a
 ``defaultTools`` list of only ``+name``/``-name`` entries extends the one below it (pi 1.6.0's
 rules); each layer's legacy ``retry.maxDelayMs`` is read as ``retry.provider.maxRetryDelayMs``,
 as pi migrates it. A value that does not fit its field is reported as a problem naming the
@@ -20,11 +20,10 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pi_lsp import project_trust
+from pi_lsp import safety
 from pi_lsp.compaction.models import BranchSummarySettings, CompactionSettings
-from pi_lsp.literals import EditMode, QueueMode, ThinkingLevel
-from pi_lsp.path_rules import PROTECTED_DEFAULTS, SECRET_DEFAULTS
-from pi_lsp.project_trust import AGENT_ONLY_KEYS
+from pi_lsp.literals import DEFAULT_ACTIVE_TOOLS, EditMode, QueueMode, ThinkingLevel
+from pi_lsp.safety import AGENT_ONLY_KEYS, PROTECTED_DEFAULTS, SECRET_DEFAULTS
 from pi_lsp.session.paths import agent_dir
 
 
@@ -105,7 +104,7 @@ class PermissionSettings(_Section):
     """What the agent may do without asking (the editor asks the user for ``ask``).
 
     See docs/security.md. A project's own settings file cannot relax any of these unless the
-    user trusted the project (``project_trust``).
+    user trusted the project (project trust: ``pi_lsp.safety``).
     """
 
     bash: Policy = "ask"
@@ -201,7 +200,7 @@ class Settings(_Section):
             return None
         entries = self.defaultTools
         plain = [e for e in entries if not _is_modifier(e)]
-        tools = plain if plain or not entries else list(_PI_DEFAULT_TOOLS)
+        tools = plain if plain or not entries else list(DEFAULT_ACTIVE_TOOLS)
         for entry in entries:
             name = entry[1:]
             if entry.startswith("+") and name and name not in tools:
@@ -209,10 +208,6 @@ class Settings(_Section):
             elif entry.startswith("-") and name in tools:
                 tools.remove(name)
         return tuple(tools)
-
-
-_PI_DEFAULT_TOOLS = ("read", "bash", "edit", "write")
-"""pi 1.6.0's ``DEFAULT_TOOL_NAMES``."""
 
 
 def _is_modifier(entry: object) -> bool:
@@ -326,11 +321,11 @@ def load_settings(
     user = read_settings_file(agent / "settings.json", problems)
     project_file = Path(cwd) / ".pi" / "settings.json"
     project = read_settings_file(project_file, problems)
-    if project and not project_trust.is_trusted(
+    if project and not safety.is_trusted(
         cwd, agent, user.get("defaultProjectTrust", "ask"), problems
     ):
         defaults = PermissionSettings().model_dump()
-        project, dropped = project_trust.untrusted_layer(project, user, defaults)
+        project, dropped = safety.untrusted_layer(project, user, defaults)
         if dropped:
             problems.append(
                 f"{project_file}: {', '.join(dropped)} ignored: this project is not trusted "

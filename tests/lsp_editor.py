@@ -25,9 +25,9 @@ from lsprotocol import types as T
 from pygls.workspace import PositionCodec, TextDocument
 from pytest_lsp import LanguageClient
 
-from pi_lsp.bridge.documents import LspTextDocument
 from pi_lsp.devtools import builders
 from pi_lsp.devtools.fake_openai import FakeOpenAI
+from pi_lsp.protocol.language_server import LspTextDocument
 
 VSCODE_CAPABILITIES = converters.get_converter().structure(
     builders.VSCODE_CAPABILITIES, T.ClientCapabilities

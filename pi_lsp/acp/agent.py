@@ -33,14 +33,13 @@ from acp.schema import (
 )
 
 from pi_lsp import __version__
-from pi_lsp.acp import config, extensions
-from pi_lsp.acp.bootstrap import initialize_result
+from pi_lsp.acp import controls
 from pi_lsp.acp.client_side import ClientFileSystem, asker_for
-from pi_lsp.acp.content import user_input
+from pi_lsp.acp.content import PromptBlock, user_input
+from pi_lsp.acp.server import initialize_result
 from pi_lsp.acp.sessions import AcpSession, OpenSessions, TurnOutcome
 from pi_lsp.acp.updates import Outbox, replay
-from pi_lsp.agent import llm
-from pi_lsp.agent.config import AgentBusyError
+from pi_lsp.agent import AgentBusyError, llm
 from pi_lsp.agent.models import THINKING_LEVELS
 from pi_lsp.daemon.concurrency import spawn
 from pi_lsp.daemon.errors import bounded, error_code, not_unicode
@@ -81,7 +80,8 @@ class PiAgent:
     """The ``acp.Agent`` implementation (one per connection)."""
 
     def __init__(self) -> None:
-        self.client: Any = None
+        self.client: Client
+        """The connection to the client (set by :meth:`on_connect`, before any request)."""
         self.capabilities = ClientCapabilities()
         self.outbox: Outbox | None = None
         self.workspaces = Workspaces(
@@ -124,7 +124,7 @@ class PiAgent:
                 if extra is not None:
                     self.outbox.send(session_id, extra)
 
-    async def _options(self, live: LiveSession) -> list[Any]:
+    async def _options(self, live: LiveSession) -> list[controls.ConfigOption]:
         """The session's config options, without waiting for litellm's model list.
 
         Until litellm is imported (3 s idle, tens of seconds on a loaded machine) the models are
@@ -133,14 +133,14 @@ class PiAgent:
         """
         settings = self.workspaces.workspace_of(live).settings
         if llm.is_loaded():
-            return config.config_options(live, await available_models(settings))
+            return controls.config_options(live, await available_models(settings))
         known = await available_models(settings, with_litellm=False)
         if live.id not in self._listing_models:
             self._listing_models.add(live.id)
             self._in_background(
                 self._full_model_list(live, [m["id"] for m in known]), "listing litellm's models"
             )
-        return config.config_options(live, known)
+        return controls.config_options(live, known)
 
     async def _full_model_list(self, live: LiveSession, known: list[str]) -> None:
         try:
@@ -161,7 +161,7 @@ class PiAgent:
         """What every answer that opens a session carries: options, modes, the MCP notice."""
         return {
             "config_options": await self._options(state.live),
-            "modes": config.mode_state(state.mode),
+            "modes": controls.mode_state(state.mode),
             "field_meta": self._mcp_notice(mcp_servers),
         }
 
@@ -283,7 +283,9 @@ class PiAgent:
     # ----------------------------------------------------------------- turns
 
     @rpc_errors
-    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+    async def prompt(
+        self, session_id: str, prompt: list[PromptBlock], **kwargs: Any
+    ) -> PromptResponse:
         """Run a turn to its end, streaming it; answers with the stop reason."""
         state = self.sessions.require(session_id)
         live = state.live
@@ -334,9 +336,9 @@ class PiAgent:
     ) -> SetSessionConfigOptionResponse:
         """Switch the model or the thinking level."""
         state = self.sessions.require(session_id)
-        if config_id == config.MODEL:
+        if config_id == controls.MODEL:
             await self.workspaces.set_model(session_id, str(value))
-        elif config_id == config.THINKING:
+        elif config_id == controls.THINKING:
             level = next((lvl for lvl in THINKING_LEVELS if lvl == value), None)
             if level is None:
                 raise RequestError.invalid_params(
@@ -351,14 +353,14 @@ class PiAgent:
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse:
-        """Ask, allow edits or read-only (:mod:`pi_lsp.acp.config`); a mode update follows."""
+        """Ask, allow edits or read-only (:mod:`pi_lsp.acp.controls`); a mode update follows."""
         state = self.sessions.require(session_id)
-        if not config.is_mode(mode_id):
-            known = ", ".join(mode.id for mode in config.MODES)
+        if not controls.is_mode(mode_id):
+            known = ", ".join(mode.id for mode in controls.MODES)
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r} ({known})"})
         state.set_mode(mode_id)
         if self.outbox is not None:
-            self.outbox.send(session_id, config.mode_update(mode_id))
+            self.outbox.send(session_id, controls.mode_update(mode_id))
             await self.outbox.drain()
         return SetSessionModeResponse()
 
@@ -377,7 +379,7 @@ class PiAgent:
     @rpc_errors
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """``_pi/tree``, ``_pi/branch``, ``_pi/label``, ``_pi/compact``, ``_pi/steer``."""
-        return await extensions.call(self, method, params)
+        return await controls.call_extension(self, method, params)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         """No extension notifications: logged and ignored, as JSON-RPC asks."""

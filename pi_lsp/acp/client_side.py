@@ -20,7 +20,7 @@ Both refuse to write or run anything while the session's mode is read-only (thei
   question with the tool call it concerns and pi's three answers (allow once, always allow in
   this session, reject). A cancelled prompt (``session/cancel``) stops waiting at once and
   counts as a refusal, as does a ``cancelled`` outcome or an option the agent did not offer.
-  The session's mode answers some questions without asking (:mod:`pi_lsp.acp.config`).
+  The session's mode answers some questions without asking (:mod:`pi_lsp.acp.controls`).
 """
 
 from __future__ import annotations
@@ -28,20 +28,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from acp import RequestError
-from acp.schema import AllowedOutcome, EnvVariable, PermissionOption, ToolCallUpdate
+from acp.interfaces import Client
+from acp.schema import (
+    AllowedOutcome,
+    EnvVariable,
+    PermissionOption,
+    ReadTextFileResponse,
+    ToolCallUpdate,
+    WriteTextFileResponse,
+)
 
-from pi_lsp.acp.config import ALLOW_EDITS, READ_ONLY
 from pi_lsp.acp.content import kind_of, path_of
+from pi_lsp.acp.controls import ALLOW_EDITS, READ_ONLY
 from pi_lsp.agent.permissions import Asker, PermissionRequest, wait_unless
 from pi_lsp.literals import PermissionDecision as Decision
 from pi_lsp.tools import FileStat, LocalFileSystem, ToolError
-from pi_lsp.tools.base import ToolInvocation, ToolResult, UpdateCallback
-from pi_lsp.tools.bash import BashParams, BashTool, Outcome
+from pi_lsp.tools.base import ToolInvocation, ToolResult
+from pi_lsp.tools.bash import BashParams, BashTool, Outcome, wait_for_exit
 from pi_lsp.tools.files import SNIFF_BYTES, detect_image_mime
 from pi_lsp.tools.fs import encode_utf8
 from pi_lsp.tools.shell import OutputCollector, resolve_shell, shell_env
@@ -62,12 +70,14 @@ def unguarded(what: str) -> str | None:
 
 
 class FsClient(Protocol):
-    """The two client methods used here (the SDK's ``AgentSideConnection`` has them)."""
+    """The two client methods used here (the SDK's ``Client``, its connection, has them)."""
 
-    async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> Any:
+    async def read_text_file(self, *, session_id: str, path: str) -> ReadTextFileResponse:
         """``fs/read_text_file``: the editor's text of ``path``."""
 
-    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> Any:
+    async def write_text_file(
+        self, *, session_id: str, path: str, content: str
+    ) -> WriteTextFileResponse | None:
         """``fs/write_text_file``: the editor writes ``content`` to ``path``."""
 
 
@@ -145,7 +155,7 @@ class ClientFileSystem:
         self.changes[path] = (before, text)
 
     def diff_for(
-        self, name: str, call_id: str, args: dict[str, Any]
+        self, name: str, call_id: str, args: Mapping[str, object]
     ) -> tuple[str, str | None, str] | None:
         """``(path, before, after)`` of the file an ``edit``/``write`` call changed, if seen."""
         if name not in ("edit", "write"):
@@ -190,7 +200,9 @@ OUTPUT_LIMIT = 4 * DEFAULT_MAX_BYTES
 class SessionBash(BashTool):
     """pi's ``bash`` as an ACP session runs it (in the client's terminal when given ``client``)."""
 
-    def __init__(self, base: BashTool, client: Any, session_id: str, guard: Guard) -> None:
+    def __init__(
+        self, base: BashTool, client: Client | None, session_id: str, guard: Guard
+    ) -> None:
         super().__init__(base.cwd, base.settings)
         self.client = client
         """The connection to the client, when it offers terminals (else: pi-lsp's own process)."""
@@ -205,18 +217,14 @@ class SessionBash(BashTool):
         return await super().run(params, call)
 
     async def _spawn_and_wait(
-        self,
-        command: str,
-        params: BashParams,
-        collector: OutputCollector,
-        cancel: asyncio.Event | None,
-        on_update: UpdateCallback | None,
+        self, command: str, params: BashParams, collector: OutputCollector, call: ToolInvocation
     ) -> tuple[Outcome, int | None]:
-        if self.client is None:
-            return await super()._spawn_and_wait(command, params, collector, cancel, on_update)
+        client = self.client
+        if client is None:
+            return await super()._spawn_and_wait(command, params, collector, call)
         ids = {"session_id": self.session_id}
         path = shell_env(self.settings).get("PATH")
-        created = await self.client.create_terminal(
+        created = await client.create_terminal(
             command=resolve_shell(self.settings),
             args=["-c", command],
             cwd=self.cwd,
@@ -225,37 +233,30 @@ class SessionBash(BashTool):
             **ids,
         )
         terminal = created.terminal_id
-        if on_update is not None:
-            on_update(ToolResult(content=[], details={"terminalId": terminal}))
+        if call.on_update is not None:
+            call.on_update(ToolResult(content=[], details={"terminalId": terminal}))
         try:
-            outcome, code = await self._wait(terminal, cancel, params.timeout)
-            output = await self.client.terminal_output(terminal_id=terminal, **ids)
+            outcome, code = await self._wait(client, terminal, call.cancel, params.timeout)
+            output = await client.terminal_output(terminal_id=terminal, **ids)
             collector.append(str(output.output).encode("utf-8", "surrogatepass"))
             if code is None and output.exit_status is not None:
                 code = output.exit_status.exit_code
             return outcome, code
         finally:
             with contextlib.suppress(Exception):
-                await self.client.release_terminal(terminal_id=terminal, **ids)
+                await client.release_terminal(terminal_id=terminal, **ids)
 
     async def _wait(
-        self, terminal: str, cancel: asyncio.Event | None, timeout: float | None
+        self, client: Client, terminal: str, cancel: asyncio.Event | None, timeout: float | None
     ) -> tuple[Outcome, int | None]:
         ids = {"session_id": self.session_id, "terminal_id": terminal}
-        exited = asyncio.ensure_future(self.client.wait_for_terminal_exit(**ids))
-        aborted = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
-        limit = timeout if timeout is not None and timeout > 0 else None
-        try:
-            waits = [task for task in (exited, aborted) if task is not None]
-            await asyncio.wait(waits, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            if aborted is not None and not aborted.done():
-                aborted.cancel()
+        exited = asyncio.ensure_future(client.wait_for_terminal_exit(**ids))
+        await wait_for_exit(exited, cancel, timeout)
         if exited.done() and not exited.cancelled() and exited.exception() is None:
             return "exited", exited.result().exit_code
         outcome: Outcome = "aborted" if cancel is not None and cancel.is_set() else "timeout"
         with contextlib.suppress(Exception):
-            await self.client.kill_terminal(**ids)
+            await client.kill_terminal(**ids)
         exited.cancel()
         return outcome, None
 
@@ -310,8 +311,7 @@ def asker_for(agent: PiAgent, session_id: str) -> Asker:
         )
         if not await wait_unless(asking, abort) or asking.cancelled():
             return "deny"
-        answer: Any = asking.result()
-        outcome = getattr(answer, "outcome", None)
+        outcome = asking.result().outcome
         if isinstance(outcome, AllowedOutcome):
             return DECISIONS.get(outcome.option_id, "deny")
         return "deny"

@@ -13,9 +13,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from acp.schema import (
     AudioContentBlock,
@@ -48,7 +47,17 @@ class UserInput:
     images: list[ImageContent] = field(default_factory=list)
 
 
-def user_input(blocks: Sequence[Any]) -> UserInput:
+PromptBlock = (
+    TextContentBlock
+    | ImageContentBlock
+    | AudioContentBlock
+    | ResourceContentBlock
+    | EmbeddedResourceContentBlock
+)
+"""A block of a ``session/prompt`` (the SDK's union)."""
+
+
+def user_input(blocks: Sequence[PromptBlock]) -> UserInput:
     """Convert the prompt's blocks; raises :class:`UnsupportedContent` for audio or blobs."""
     texts: list[str] = []
     context: list[str] = []
@@ -100,7 +109,7 @@ def _short(text: str) -> str:
     return line if len(line) <= _TITLE_LIMIT else line[: _TITLE_LIMIT - 1] + "…"
 
 
-def title_of(name: str, args: dict[str, Any]) -> str:
+def title_of(name: str, args: Mapping[str, object]) -> str:
     """A one-line title: ``read src/app.py``, ``bash: make test``, ``grep TODO``."""
     if name == "bash":
         return f"bash: {_short(str(args.get('command', '')))}"
@@ -110,13 +119,13 @@ def title_of(name: str, args: dict[str, Any]) -> str:
     return f"{name} {_short(path)}" if isinstance(path, str) and path else name
 
 
-def path_of(args: dict[str, Any], cwd: str) -> str | None:
+def path_of(args: Mapping[str, object], cwd: str) -> str | None:
     """The absolute path a call works on, if it names one."""
     path = args.get("path")
     return resolve_to_cwd(path, cwd) if isinstance(path, str) and path else None
 
 
-def locations_of(name: str, args: dict[str, Any], cwd: str) -> list[ToolCallLocation] | None:
+def locations_of(name: str, args: Mapping[str, object], cwd: str) -> list[ToolCallLocation] | None:
     """Where the call works (``read`` with its first line), for "follow the agent"."""
     if name not in ("read", "edit", "write", "ls"):
         return None
@@ -128,7 +137,7 @@ def locations_of(name: str, args: dict[str, Any], cwd: str) -> list[ToolCallLoca
     return [ToolCallLocation(path=path, line=line)]
 
 
-def text_of_blocks(blocks: Any) -> str:
+def text_of_blocks(blocks: object) -> str:
     """The text of pi content blocks (images are named, not embedded)."""
     if isinstance(blocks, str):
         return blocks
@@ -149,7 +158,7 @@ def text_content(text: str) -> ContentToolCallContent:
 
 
 def result_content(
-    result: dict[str, Any] | None, diff: tuple[str, str | None, str] | None = None
+    result: Mapping[str, object] | None, diff: tuple[str, str | None, str] | None = None
 ) -> list[Content]:
     """A tool result as ACP content: the diff first (when known), then the result's text.
 

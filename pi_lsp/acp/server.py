@@ -1,5 +1,15 @@
 """``pi-lsp --acp``'s wire: the ACP agent on stdin/stdout until the client closes the pipe.
 
+- :func:`early_initialize`: answers ACP's ``initialize`` before the heavy imports. Importing the
+  ACP SDK's generated models and the daemon takes about half a second, and an editor spawning
+  the agent should not wait that long; so this module imports only the standard library at its
+  top (the SDK, the agent and the daemon's helpers are imported where they are first needed,
+  after the answer). The first line is read straight from the stdin file descriptor (no Python
+  buffering, so nothing beyond it is consumed by mistake); if it is an ``initialize`` request it
+  is answered at once with :func:`initialize_result`, the agent's one definition of its
+  capabilities. The line (and anything read with it) is then handed to the real server, which
+  runs its own ``initialize`` handler for the client's capabilities; its second answer to the
+  same id is dropped by the transport.
 - :func:`serve_acp`: stdout carries protocol frames only. The real descriptor is kept for the
   transport, and both ``sys.stdout`` and descriptor 1 are pointed at stderr, so a stray
   ``print`` (ours, a library's or a child process's) cannot corrupt the stream. Logs go to
@@ -8,8 +18,8 @@
   transport skips a line that is not JSON without a word and stops the whole connection on a
   frame that is JSON but not an object; this one answers both as JSON-RPC says (``-32700``
   parse error, ``-32600`` invalid request, with ``id: null`` when none can be read) and goes on
-  reading. It also drops the SDK's answer to an ``initialize`` that :mod:`pi_lsp.acp.bootstrap`
-  already answered, and encodes lone surrogates as escapes.
+  reading. It also drops the SDK's answer to an ``initialize`` answered early, and encodes lone
+  surrogates as escapes.
 """
 
 from __future__ import annotations
@@ -21,12 +31,62 @@ import os
 import sys
 from typing import Any
 
-from acp.agent.connection import AgentSideConnection
-
-from pi_lsp.acp.agent import PiAgent
-from pi_lsp.daemon.errors import bounded
-
 logger = logging.getLogger(__name__)
+
+PROTOCOL_VERSION = 1
+RequestId = int | str
+"""A JSON-RPC request id (never a bool, although JSON's ``true`` parses as an int subclass)."""
+
+
+def initialize_result(version: str) -> dict[str, Any]:
+    """The ``initialize`` result: protocol 1, what pi-lsp supports, no authentication."""
+    return {
+        "protocolVersion": PROTOCOL_VERSION,
+        "agentCapabilities": {
+            "loadSession": True,
+            "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
+            "mcpCapabilities": {"http": False, "sse": False},
+            "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "fork": {}},
+        },
+        "authMethods": [],
+        "agentInfo": {"name": "pi-lsp", "title": "pi (pi-lsp)", "version": version},
+    }
+
+
+def read_first_line(fd: int) -> bytes:
+    """Bytes from ``fd`` up to and including the first newline (or EOF), plus what came with it."""
+    data = b""
+    while b"\n" not in data:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def early_initialize(stdin_fd: int, stdout_fd: int, version: str) -> tuple[bytes, RequestId | None]:
+    """Answer ``initialize`` if it comes first; returns the bytes read and the answered id."""
+    data = read_first_line(stdin_fd)
+    line = data.split(b"\n", 1)[0]
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return data, None
+    if not (isinstance(message, dict) and message.get("method") == "initialize"):
+        return data, None
+    request_id = message.get("id")
+    params = message.get("params")
+    if not isinstance(request_id, int | str) or isinstance(request_id, bool):
+        return data, None
+    if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), int):
+        return data, None  # let the SDK answer invalid params
+    answer = {"jsonrpc": "2.0", "id": request_id, "result": initialize_result(version)}
+    body = (json.dumps(answer, separators=(",", ":")) + "\n").encode("utf-8")
+    view = memoryview(body)
+    while view:
+        view = view[os.write(stdout_fd, view) :]
+    return data, request_id
+
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -41,7 +101,7 @@ def encode(message: dict[str, Any]) -> bytes:
         return (json.dumps(message, separators=(",", ":")) + "\n").encode("ascii")
 
 
-def _problem(message: Any) -> str | None:
+def _problem(message: object) -> str | None:
     """Why a parsed frame is not a JSON-RPC request, notification or response (None: it is)."""
     if not isinstance(message, dict):
         return "a JSON-RPC message must be an object"
@@ -65,7 +125,7 @@ class StdioTransport:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
         *,
-        answered_early: Any = None,
+        answered_early: RequestId | None = None,
     ) -> None:
         self._reader = reader
         self._writer = writer
@@ -85,7 +145,9 @@ class StdioTransport:
             self._writer.write(data)
             await self._writer.drain()
 
-    async def _error(self, request_id: Any, code: int, text: str) -> None:
+    async def _error(self, request_id: RequestId | None, code: int, text: str) -> None:
+        from pi_lsp.daemon.errors import bounded  # loaded by then: the agent imports it
+
         error = {"code": code, "message": bounded(text, 300)}
         await self.send({"jsonrpc": "2.0", "id": request_id, "error": error})
 
@@ -101,6 +163,8 @@ class StdioTransport:
             try:
                 message = json.loads(line)
             except ValueError as exc:
+                from pi_lsp.daemon.errors import bounded
+
                 logger.warning("not JSON: %s", bounded(repr(line[:200]), 300))
                 await self._error(None, PARSE_ERROR, f"Parse error: {exc}")
                 continue
@@ -134,15 +198,11 @@ LIMIT = 64 * 1024 * 1024
 """Longest frame read at once (images in prompts are base64 text)."""
 
 
-def _setup_logging(level: str) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(level.upper())
+async def _serve(prefix: bytes, answered: RequestId | None, out_fd: int) -> None:
+    from acp.agent.connection import AgentSideConnection
 
+    from pi_lsp.acp.agent import PiAgent
 
-async def _serve(prefix: bytes, answered: Any, out_fd: int) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=LIMIT)
     if prefix:
@@ -165,9 +225,13 @@ async def _serve(prefix: bytes, answered: Any, out_fd: int) -> None:
         await connection.close()
 
 
-def serve_acp(log_level: str = "warning", *, prefix: bytes = b"", answered: Any = None) -> None:
+def serve_acp(
+    log_level: str = "warning", *, prefix: bytes = b"", answered: RequestId | None = None
+) -> None:
     """Serve one ACP client on stdio; ``prefix``/``answered`` come from the early initialize."""
-    _setup_logging(log_level)
+    from pi_lsp.daemon import log_to_stderr
+
+    log_to_stderr(log_level)
     out_fd = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr

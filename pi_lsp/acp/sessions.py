@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import RequestError
+from acp.interfaces import Client
 from acp.schema import (
     Cost,
     ListSessionsResponse,
@@ -30,8 +31,8 @@ from acp.schema import (
 )
 
 from pi_lsp.acp.client_side import ClientFileSystem, SessionBash
-from pi_lsp.acp.config import ASK, READ_ONLY, READ_ONLY_TOOLS
-from pi_lsp.acp.updates import LiveUpdates
+from pi_lsp.acp.controls import ASK, READ_ONLY, READ_ONLY_TOOLS
+from pi_lsp.acp.updates import LiveUpdates, Update
 from pi_lsp.daemon.live_session import LiveSession
 from pi_lsp.daemon.workspaces import UnknownSessionError, Workspaces
 from pi_lsp.session import SessionStore
@@ -65,7 +66,7 @@ def find_session_file(
     raise UnknownSessionError(f"Unknown session: {shown} (not in pi's sessions for {cwd})")
 
 
-def _cost(message: JsonObject) -> float:
+def _cost(message: Mapping[str, Any]) -> float:
     usage = message.get("usage")
     cost = usage.get("cost") if isinstance(usage, dict) else None
     total = cost.get("total") if isinstance(cost, dict) else None
@@ -114,7 +115,7 @@ class AcpSession:
     cost: float = 0.0
     """Cost of the assistant messages on the active path (the usage_update's ``cost``)."""
     mode: str = ASK
-    """The session mode (:mod:`pi_lsp.acp.config`): ``ask``, ``allow_edits`` or ``read_only``."""
+    """The session mode (:mod:`pi_lsp.acp.controls`): ``ask``, ``allow_edits`` or ``read_only``."""
     tools: tuple[str, ...] = ()
     """The session's active tools outside the read-only mode."""
 
@@ -142,7 +143,7 @@ class AcpSession:
             "nothing was changed. Do not retry; ask the user to switch the mode if needed."
         )
 
-    def follow(self, event: Mapping[str, Any]) -> list[Any]:
+    def follow(self, event: Mapping[str, Any]) -> list[Update]:
         """Updates for one daemon event; records what the turn outcome needs."""
         kind = event["type"]
         if kind == "message_end" and event["message"].get("role") == "assistant":
@@ -192,7 +193,7 @@ class OpenSessions:
         self._by_id: dict[str, AcpSession] = {}
         self.pending_fs: dict[str, ClientFileSystem] = {}
         """File systems the workspaces made for sessions being opened (taken by register)."""
-        self.terminal_client: Any = None
+        self.terminal_client: Client | None = None
         """The client's connection when it offers terminals (``bash`` then runs in them)."""
 
     def get(self, session_id: str) -> AcpSession | None:

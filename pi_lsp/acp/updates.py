@@ -19,21 +19,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from acp.interfaces import Client
 from acp.schema import (
     AgentMessageChunk,
     AgentThoughtChunk,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
     ImageContentBlock,
+    SessionInfoUpdate,
     TerminalToolCallContent,
     TextContentBlock,
     ToolCallProgress,
     ToolCallStart,
+    UsageUpdate,
     UserMessageChunk,
 )
 
 from pi_lsp.acp.content import (
+    Content,
     kind_of,
     locations_of,
     result_content,
@@ -45,7 +51,9 @@ from pi_lsp.session.jsonl import JsonObject
 
 logger = logging.getLogger(__name__)
 Update = AgentMessageChunk | AgentThoughtChunk | UserMessageChunk | ToolCallStart | ToolCallProgress
-DiffLookup = Callable[[str, str, dict[str, Any]], tuple[str, str | None, str] | None]
+SessionUpdate = Update | UsageUpdate | SessionInfoUpdate | CurrentModeUpdate | ConfigOptionUpdate
+"""Every ``session/update`` this face sends."""
+DiffLookup = Callable[[str, str, Mapping[str, object]], tuple[str, str | None, str] | None]
 """``(tool name, call id, args)`` → ``(path, old text, new text)`` of the file it changed."""
 
 
@@ -57,7 +65,7 @@ def _meta(entry_id: str | None) -> dict[str, Any] | None:
     return None if entry_id is None else {"pi": {"entryId": entry_id}}
 
 
-def block_id(message: JsonObject, index: int, entry_id: str | None = None) -> str | None:
+def block_id(message: Mapping[str, Any], index: int, entry_id: str | None = None) -> str | None:
     """The ``messageId`` of block ``index`` of an assistant message: the same live and replayed.
 
     pi stores no message id, and a message's entry id exists only once it has ended, after its
@@ -126,19 +134,19 @@ class LiveUpdates:
         """The assistant message streaming now (from ``message_start``: the deltas' events
         carry only the delta), for the chunks' ``messageId``."""
 
-    def __call__(self, event: Mapping[str, Any]) -> list[Any]:
+    def __call__(self, event: Mapping[str, Any]) -> list[Update]:
         """The updates for one event (most events have none)."""
         kind = event["type"]
         handler = getattr(self, f"_on_{kind}", None)
         return handler(event) if handler is not None else []
 
-    def _on_message_start(self, event: Mapping[str, Any]) -> list[Any]:
+    def _on_message_start(self, event: Mapping[str, Any]) -> list[Update]:
         message = event.get("message")
         if isinstance(message, dict) and message.get("role") == "assistant":
             self._streaming = message
         return []
 
-    def _on_message_update(self, event: Mapping[str, Any]) -> list[Any]:
+    def _on_message_update(self, event: Mapping[str, Any]) -> list[Update]:
         sub = event["assistantMessageEvent"]
         kind = sub.get("type")
         if kind in ("text_delta", "thinking_delta") and sub.get("delta"):
@@ -151,14 +159,14 @@ class LiveUpdates:
             return self._announce(str(call.get("id")), str(call.get("name")), call.get("arguments"))
         return []
 
-    def _announce(self, call_id: str, name: str, args: Any) -> list[Any]:
+    def _announce(self, call_id: str, name: str, args: object) -> list[Update]:
         if call_id in self._args:
             return []
         arguments = args if isinstance(args, dict) else {}
         self._args[call_id] = arguments
         return [tool_call_start(call_id, name, arguments, self.cwd, status="pending")]
 
-    def _on_tool_execution_start(self, event: Mapping[str, Any]) -> list[Any]:
+    def _on_tool_execution_start(self, event: Mapping[str, Any]) -> list[Update]:
         call_id = str(event["toolCallId"])
         return [
             *self._announce(call_id, str(event["toolName"]), event.get("args")),
@@ -167,13 +175,13 @@ class LiveUpdates:
             ),
         ]
 
-    def _terminal(self, call_id: str) -> list[Any]:
+    def _terminal(self, call_id: str) -> list[Content]:
         terminal = self._terminals.get(call_id)
         if terminal is None:
             return []
         return [TerminalToolCallContent(type="terminal", terminal_id=terminal)]
 
-    def _on_tool_execution_update(self, event: Mapping[str, Any]) -> list[Any]:
+    def _on_tool_execution_update(self, event: Mapping[str, Any]) -> list[Update]:
         partial = event.get("partialResult") or {}
         details = partial.get("details")
         if isinstance(details, dict) and isinstance(details.get("terminalId"), str):
@@ -195,7 +203,7 @@ class LiveUpdates:
             )
         ]
 
-    def _on_tool_execution_end(self, event: Mapping[str, Any]) -> list[Any]:
+    def _on_tool_execution_end(self, event: Mapping[str, Any]) -> list[Update]:
         call_id, name = str(event["toolCallId"]), str(event["toolName"])
         args = self._args.pop(call_id, {})
         failed = bool(event.get("isError"))
@@ -213,7 +221,7 @@ class LiveUpdates:
             )
         ]
 
-    def _on_auto_retry_start(self, event: Mapping[str, Any]) -> list[Any]:
+    def _on_auto_retry_start(self, event: Mapping[str, Any]) -> list[Update]:
         seconds = int(event.get("delayMs", 0)) / 1000
         return [
             agent_thought(
@@ -223,22 +231,22 @@ class LiveUpdates:
             )
         ]
 
-    def _on_auto_compaction_start(self, event: Mapping[str, Any]) -> list[Any]:
+    def _on_auto_compaction_start(self, event: Mapping[str, Any]) -> list[Update]:
         text = f"\n[Compacting the context ({event.get('reason')})…]\n"
         return [agent_thought(text, notice_id())]
 
-    def _on_compaction_start(self, event: Mapping[str, Any]) -> list[Any]:
+    def _on_compaction_start(self, event: Mapping[str, Any]) -> list[Update]:
         return [agent_thought("\n[Compacting the context…]\n", notice_id())]
 
 
-def _user_chunks(message: JsonObject, entry_id: str) -> Iterator[Any]:
+def _user_chunks(message: Mapping[str, Any], entry_id: str) -> Iterator[UserMessageChunk]:
     content = message.get("content")
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
     for block in blocks:
         if not isinstance(block, dict):
             continue
         if block.get("type") == "text" and block.get("text"):
-            acp_block: Any = _text(str(block["text"]))
+            acp_block: TextContentBlock | ImageContentBlock = _text(str(block["text"]))
         elif block.get("type") == "image":
             acp_block = ImageContentBlock(
                 type="image", data=str(block.get("data", "")), mime_type=str(block.get("mimeType"))
@@ -253,9 +261,9 @@ def _user_chunks(message: JsonObject, entry_id: str) -> Iterator[Any]:
         )
 
 
-def replay(messages: list[JsonObject], entry_ids: list[str], cwd: str) -> Iterator[Any]:
+def replay(messages: Sequence[Mapping[str, Any]], entry_ids: list[str], cwd: str) -> Iterator[Update]:
     """The updates that show a context's messages, in order (lazily: the first comes at once)."""
-    results: dict[str, JsonObject] = {
+    results: dict[str, Mapping[str, Any]] = {
         str(m.get("toolCallId")): m for m in messages if m.get("role") == "toolResult"
     }
     for message, entry_id in zip(messages, entry_ids, strict=False):
@@ -286,8 +294,8 @@ def replay(messages: list[JsonObject], entry_ids: list[str], cwd: str) -> Iterat
 
 
 def _assistant(
-    message: JsonObject, entry_id: str, results: dict[str, JsonObject], cwd: str
-) -> Iterator[Any]:
+    message: Mapping[str, Any], entry_id: str, results: Mapping[str, Mapping[str, Any]], cwd: str
+) -> Iterator[Update]:
     for index, block in enumerate(message.get("content") or []):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text" and block.get("text"):
@@ -300,7 +308,7 @@ def _assistant(
             call_id = str(block.get("id"))
             args = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
             result = results.get(call_id)
-            content: list[Any]
+            content: list[Content]
             if result is None:
                 status = "failed"
                 content = [text_content("No result was recorded for this call.")]
@@ -322,12 +330,12 @@ def _assistant(
 class Outbox:
     """One connection's queue of updates."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Client) -> None:
         self._client = client
-        self._queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self._queue: asyncio.Queue[tuple[str, SessionUpdate]] = asyncio.Queue()
         self._pump: asyncio.Task[None] | None = None
 
-    def send(self, session_id: str, update: Any) -> None:
+    def send(self, session_id: str, update: SessionUpdate) -> None:
         """Queue one update (the pump starts on first use)."""
         self._queue.put_nowait((session_id, update))
         if self._pump is None or self._pump.done():

@@ -4,8 +4,9 @@ It owns the run state around :func:`pi_lsp.agent.loop.run_loop`: the model, thin
 steering and follow-up queues and the abort signal. It persists each message when it ends, as an
 explicit step (:meth:`AgentSession._on_loop_event`) before listeners hear of it;
 :meth:`AgentSession.emit` only notifies. :class:`~pi_lsp.agent.maintenance.Maintenance` owns
-retries, recovery and automatic compaction and is handed the run's values
-(:class:`~pi_lsp.agent.maintenance.RunValues`).
+retries, recovery and automatic compaction: it drives the loop this session hands it, with the
+run's values (:class:`~pi_lsp.agent.maintenance.RunValues`). :func:`create_agent_session` builds
+one from :func:`pi_lsp.agent.assemble`'s parts.
 
 Settings are snapshotted when a run starts: :meth:`AgentSession.use_settings` during a run
 takes effect when it ends (the next run sees them), never halfway through a turn. The rule is in
@@ -17,22 +18,24 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
-from pi_lsp.agent.config import (
+from pi_lsp.agent import (
     AgentBusyError,
     AgentConfig,
+    AgentOptions,
     MessageQueue,
     NoModelError,
     Prompted,
+    assemble,
     user_message,
 )
 from pi_lsp.agent.events import AgentEvent, MessageEnd
+from pi_lsp.agent.llm import ProviderFailure
 from pi_lsp.agent.loop import LoopHooks, ReplyStream, run_loop
 from pi_lsp.agent.maintenance import Maintenance, RunValues
 from pi_lsp.agent.models import ModelInfo, ThinkingLevel, clamp_thinking_level
-from pi_lsp.agent.stream import ModelRequest
 from pi_lsp.compaction import (
     CompactionResult,
     NavigationResult,
@@ -43,10 +46,7 @@ from pi_lsp.compaction import (
 from pi_lsp.compaction.models import ContextUsage
 from pi_lsp.literals import StreamingBehavior
 from pi_lsp.session import ABSENT, SessionStore
-from pi_lsp.session.messages import (
-    ContextMessage,
-    ImageContent,
-)
+from pi_lsp.session.messages import ContextMessage, ImageContent, UserMessage
 from pi_lsp.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -108,10 +108,6 @@ class AgentSession:
         """True while a manual or automatic compaction runs."""
         return self._compacting or self._maintenance.compacting
 
-    async def wait_idle(self) -> None:
-        """Return once no run is going on."""
-        await self._idle.wait()
-
     @property
     def abort_event(self) -> asyncio.Event:
         """Set when the current run (or compaction) is being aborted (read-only: to wait on)."""
@@ -162,7 +158,7 @@ class AgentSession:
         elif self.is_streaming and streaming_behavior == "followUp":
             self.follow_ups.push(message)
         else:
-            await self.prompt_message(message)
+            await self._prompt(message)
 
     def start(self, text: str, images: Sequence[ImageContent] = ()) -> Prompted:
         """Start a prompt as a task; its user message's entry id comes back as a value.
@@ -174,7 +170,7 @@ class AgentSession:
         message = user_message(text, images)
         stored: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self._prompt_message, self._prompt_stored = message, stored
-        run = asyncio.ensure_future(self.prompt_message(message))
+        run = asyncio.ensure_future(self._prompt(message))
 
         def ended(_: asyncio.Future[None]) -> None:
             if not stored.done():
@@ -183,14 +179,30 @@ class AgentSession:
         run.add_done_callback(ended)
         return Prompted(user_entry_id=stored, run=run)
 
-    async def prompt_message(self, message: ContextMessage) -> None:
-        """Run an already built user message to the end (refused while a run goes on)."""
+    async def _prompt(self, message: ContextMessage) -> None:
+        """Run ``message`` to the end: one run at a time, on the settings it started with."""
         if self.is_streaming:
             raise AgentBusyError(
                 "Agent is already processing. Use steer or follow-up to queue the message."
             )
-        model = self.require_model()
-        await self._exclusive(self._prompt_run(model, message))
+        model, summarizer = self.require_model(), self.config.summarizer
+        self._idle.clear()
+        abort = self._abort = asyncio.Event()
+        try:
+            settings = self.config.settings.for_model(model.ref.provider, model.ref.model_id)
+            run = self._run = RunValues(settings, model, abort, lambda: summarizer(model, abort))
+            with self.store.own_chain():  # pi appending meanwhile never becomes our parent
+                self.set_model(model)  # pi starts a session with model and thinking level entries
+                await self._maintenance.threshold(run)
+                self._maintenance.new_prompt()
+                await self._maintenance.drive(
+                    run, [message], self._loop, self._failure, self._queued
+                )
+        finally:
+            self._run = None
+            self._idle.set()
+            if self._next_settings is not None:
+                self.use_settings(self._next_settings)
 
     def steer(self, text: str, images: Sequence[ImageContent] = ()) -> None:
         """Queue a message delivered before the next model call (remaining tools are skipped)."""
@@ -222,7 +234,7 @@ class AgentSession:
         try:
             return await compact(
                 self.store,
-                self.config.summary_model(model, self.config.endpoint, self._abort),
+                self.config.summarizer(model, self._abort),
                 self.config.settings.compaction.for_model(model.ref.provider, model.ref.model_id),
                 focus,
                 counter=self.config.counter,
@@ -250,9 +262,7 @@ class AgentSession:
         return await navigate_tree(
             self.store,
             target_id,
-            model=self.config.summary_model(model, self.config.endpoint, self._abort)
-            if model
-            else None,
+            model=self.config.summarizer(model, self._abort) if model else None,
             summarize=summarize,
             settings=self.config.settings.branchSummary,
             focus=focus,
@@ -293,27 +303,20 @@ class AgentSession:
             raise NoModelError("No model selected: pass --model provider/model or set defaultModel")
         return self.model
 
-    async def _exclusive(self, work: Coroutine[object, None, None]) -> None:
-        self._idle.clear()
-        self._abort = asyncio.Event()
-        try:
-            with self.store.own_chain():  # pi appending meanwhile never becomes our parent
-                await work
-        finally:
-            self._run = None
-            self._idle.set()
-            if self._next_settings is not None:
-                self.use_settings(self._next_settings)
+    async def _loop(self, prompts: Sequence[ContextMessage]) -> list[ContextMessage]:
+        """One run of the loop over the store's context (more prompts may follow a retry)."""
+        # the context holds the entries' parsed JSON: pi's message types, not validated on
+        # load (D1; pi types ``JSON.parse`` output the same way)
+        messages = self.store.context().messages
+        return await run_loop(messages, prompts, self._hooks(), self._abort)
 
-    async def _prompt_run(self, model: ModelInfo, message: ContextMessage) -> None:
-        abort, summary, endpoint = self._abort, self.config.summary_model, self.config.endpoint
-        settings = self.config.settings.for_model(model.ref.provider, model.ref.model_id)
-        run = RunValues(settings, model, abort, lambda: summary(model, endpoint, abort))
-        self._run = run
-        self.set_model(model)  # pi starts a session with model and thinking level entries
-        await self._maintenance.threshold(run)
-        self._maintenance.new_prompt()
-        await self._drive(run, [message])
+    def _failure(self) -> ProviderFailure | None:
+        """Why the last model call failed, if it did (its server-requested delay, say)."""
+        return getattr(self._last_stream, "failure", None)
+
+    def _queued(self) -> list[UserMessage]:
+        """The queued messages to deliver next: steering first, else follow-ups."""
+        return self.steering.take() or self.follow_ups.take()
 
     def _hooks(self) -> LoopHooks:
         config, gate = self.config, self.config.permissions
@@ -327,21 +330,9 @@ class AgentSession:
         )
 
     def _stream(self, messages: list[ContextMessage], abort: asyncio.Event) -> ReplyStream:
-        model = self.require_model()
-        active = self.config.active()
         settings = self._run.settings if self._run is not None else self.config.settings
-        request = ModelRequest(
-            model=model,
-            messages=messages,
-            system_prompt=self.config.system_prompt(active),
-            tools=self.config.tool_specs(active),
-            thinking_level=self.thinking_level,
-            thinking_budgets=settings.thinkingBudgets,
-            block_images=settings.images.blockImages,
-            endpoint=self.config.endpoint,
-            abort=abort,
-        )
-        stream = self.config.stream(request)
+        model, level = self.require_model(), self.thinking_level
+        stream = self.config.stream(self.config.request(model, messages, level, settings, abort))
         self._last_stream = stream
         return stream
 
@@ -377,31 +368,10 @@ class AgentSession:
             message.get("details", ABSENT),
         )
 
-    async def _drive(self, run: RunValues, prompts: Sequence[ContextMessage]) -> None:
-        """Run the loop, then retry, recover or compact as pi's rules say, until done."""
-        while True:
-            # the context holds the entries' parsed JSON: pi's message types, not validated on
-            # load (D1; pi types ``JSON.parse`` output the same way)
-            messages = cast("list[ContextMessage]", self.store.context().messages)
-            added = await run_loop(messages, prompts, self._hooks(), self._abort)
-            prompts = []
-            last = next((m for m in reversed(added) if m.get("role") == "assistant"), None)
-            if last is None or self._abort.is_set():
-                return
-            if last.get("stopReason") == "error":
-                failure = getattr(self._last_stream, "failure", None)
-                delay = getattr(failure, "retry_after_ms", None)
-                if not await self._maintenance.after_error(run, last, delay):
-                    return
-                continue
-            self._maintenance.succeeded()
-            if last.get("stopReason") == "aborted":
-                return
-            if last.get("stopReason") == "length" and await self._maintenance.after_length(
-                run, last
-            ):
-                continue
-            compacted = await self._maintenance.threshold(run, last)
-            if not compacted or not (len(self.steering) or len(self.follow_ups)):
-                return
-            prompts = self.steering.take() or self.follow_ups.take()
+
+async def create_agent_session(
+    store: SessionStore, cwd: str, settings: Settings, options: AgentOptions | None = None
+) -> AgentSession:
+    """An agent session over ``store`` for ``cwd``; litellm is imported only by a model call."""
+    parts = await assemble(store, cwd, settings, options)
+    return AgentSession(store, parts.config, model=parts.model, thinking_level=parts.thinking_level)

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pi_lsp.agent.assistant_builder import InvalidArguments
 from pi_lsp.agent.events import (
     AgentEnd,
     AgentEvent,
@@ -36,7 +37,7 @@ from pi_lsp.agent.events import (
     TurnStart,
 )
 from pi_lsp.agent.permissions import unless_cancelled
-from pi_lsp.edits.in_flight import tool_scope
+from pi_lsp.edits import tool_scope
 from pi_lsp.session.messages import AssistantMessage, ContextMessage, ToolCall, ToolResultMessage
 from pi_lsp.tools import Tool, ToolError, ToolResult
 
@@ -60,7 +61,7 @@ class ReplyStream(Protocol):
         ...
 
     @property
-    def invalid_arguments(self) -> Mapping[str, Any]:
+    def invalid_arguments(self) -> Mapping[str, InvalidArguments]:
         """Tool calls (by id) whose arguments could not be parsed."""
         ...
 
@@ -159,7 +160,7 @@ def _deliver(
 
 async def _stream_reply(
     messages: list[ContextMessage], hooks: LoopHooks, abort: asyncio.Event
-) -> tuple[AssistantMessage, Mapping[str, Any]]:
+) -> tuple[AssistantMessage, Mapping[str, InvalidArguments]]:
     """Stream one assistant message, emitting ``message_start/update/end``."""
     emit = hooks.emit
     stream = hooks.stream(list(messages), abort)
@@ -200,7 +201,10 @@ class _Call:
 
 
 async def _run_tool_calls(
-    reply: AssistantMessage, invalid: Mapping[str, Any], hooks: LoopHooks, abort: asyncio.Event
+    reply: AssistantMessage,
+    invalid: Mapping[str, InvalidArguments],
+    hooks: LoopHooks,
+    abort: asyncio.Event,
 ) -> tuple[list[ToolResultMessage], Sequence[ContextMessage]]:
     """Execute the reply's tool calls; returns their results (call order) and steering."""
     blocks = [b for b in reply["content"] if b["type"] == "toolCall"]
@@ -221,7 +225,10 @@ async def _run_tool_calls(
 
 
 def _announce(
-    block: ToolCall, reply: AssistantMessage, invalid: Mapping[str, Any], hooks: LoopHooks
+    block: ToolCall,
+    reply: AssistantMessage,
+    invalid: Mapping[str, InvalidArguments],
+    hooks: LoopHooks,
 ) -> _Call:
     """``tool_execution_start``; a call that cannot run gets its ``tool_execution_end`` now."""
     name, call_id = str(block.get("name")), str(block.get("id"))
@@ -239,8 +246,7 @@ def _announce(
     elif call_id in invalid:
         bad = invalid[call_id]
         call.failure = (
-            f'Invalid arguments for tool "{name}": {getattr(bad, "error", bad)}. '
-            f"Received: {str(getattr(bad, 'raw', ''))[:2000]}"
+            f'Invalid arguments for tool "{name}": {bad.error}. Received: {bad.raw[:2000]}'
         )
     else:
         try:
@@ -355,22 +361,15 @@ def _result_payload(result: ToolResult) -> ToolOutput:
 
 def tool_result_message(block: ToolCall, result: ToolResult) -> ToolResultMessage:
     """pi's ``toolResult`` message for a call (key order as pi writes it)."""
-    content = list(result.content)
-    if result.details is None:
-        return ToolResultMessage(
-            role="toolResult",
-            toolCallId=block["id"],
-            toolName=block["name"],
-            content=content,
-            isError=result.is_error,
-            timestamp=now_ms(),
-        )
-    return ToolResultMessage(
+    message = ToolResultMessage(
         role="toolResult",
         toolCallId=block["id"],
         toolName=block["name"],
-        content=content,
+        content=list(result.content),
         details=result.details,
         isError=result.is_error,
         timestamp=now_ms(),
     )
+    if result.details is None:
+        del message["details"]  # pi writes no key for a result without details
+    return message

@@ -1,7 +1,5 @@
 """Between loop runs: retries, overflow and length recovery, automatic compaction.
 
-Retries, overflow recovery and automatic compaction around an agent session's runs.
-
 pi's rules (spec §11, 6.7): a transient provider error is retried after 2 s, 4 s, 8 s (abortable);
 a context overflow is compacted and retried once per prompt; after a successful run, or before a
 new prompt, the context is compacted when it passes ``window - reserve``. A failed reply stays in
@@ -10,15 +8,15 @@ what the model sees before the next attempt, as pi 1.6.0 does.
 
 What to do after a run (retry a transient error, recover from an overflow, or compact) is a
 pure decision over the last assistant message (:func:`after_error`); :class:`Maintenance`
-performs it.
+performs it, driving the loop runs its agent session hands it (:meth:`Maintenance.drive`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pi_lsp.agent.events import (
     AgentEvent,
@@ -27,7 +25,7 @@ from pi_lsp.agent.events import (
     AutoRetryEnd,
     AutoRetryStart,
 )
-from pi_lsp.agent.llm import is_context_overflow, is_retryable_message
+from pi_lsp.agent.llm import ProviderFailure, is_context_overflow, is_retryable_message
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.compaction import (
     SummaryModel,
@@ -39,10 +37,12 @@ from pi_lsp.compaction import (
 )
 from pi_lsp.literals import CompactionReason
 from pi_lsp.session import SessionStore
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import AssistantMessage, ContextMessage
 from pi_lsp.settings import RetrySettings, Settings
 
 Emit = Callable[[AgentEvent], None]
+RunLoop = Callable[[Sequence[ContextMessage]], Awaitable[list[ContextMessage]]]
+"""One run of the loop with these prompts (none: continue); returns the messages it added."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,42 @@ class Maintenance:
         self.compacting = False
         """True while an automatic compaction runs."""
 
+    async def drive(
+        self,
+        run: RunValues,
+        prompts: Sequence[ContextMessage],
+        loop: RunLoop,
+        failure: Callable[[], ProviderFailure | None],
+        queued: Callable[[], Sequence[ContextMessage]],
+    ) -> None:
+        """Run the loop, then retry, recover or compact as pi's rules say, until done.
+
+        ``failure`` tells why the last model call failed; ``queued`` takes the steering or
+        follow-up messages a compaction after the run lets through.
+        """
+        while True:
+            added = await loop(prompts)
+            prompts = []
+            last = last_reply(added)
+            if last is None or run.abort.is_set():
+                return
+            if last.get("stopReason") == "error":
+                failed = failure()
+                delay = failed.retry_after_ms if failed is not None else None
+                if not await self.after_error(run, last, delay):
+                    return
+                continue
+            self.succeeded()
+            if last.get("stopReason") == "aborted":
+                return
+            if last.get("stopReason") == "length" and await self.after_length(run, last):
+                continue
+            if not await self.threshold(run, last):
+                return
+            prompts = queued()
+            if not prompts:
+                return
+
     def new_prompt(self) -> None:
         """A user prompt starts: overflow recovery may be tried again."""
         self.overflow_tried = False
@@ -84,14 +120,16 @@ class Maintenance:
             self.retry_attempt = 0
 
     async def after_error(
-        self, run: RunValues, last: JsonObject, retry_after_ms: int | None
+        self, run: RunValues, last: AssistantMessage, retry_after_ms: int | None
     ) -> bool:
         """Handle a failed reply; True when the run should continue (retry or recovery).
 
         ``retry_after_ms`` is the delay the provider asked for, if any. The failed reply is
         omitted from the context (:meth:`drop_failed_reply`) before a retry.
         """
-        probe = {**last, "retryAfterMs": retry_after_ms} if retry_after_ms is not None else last
+        probe: Mapping[str, object] = (
+            {**last, "retryAfterMs": retry_after_ms} if retry_after_ms is not None else last
+        )
         retry = run.settings.retry
         decision = after_error(probe, run.model, retry, self.retry_attempt)
         error = str(last.get("errorMessage", ""))
@@ -181,7 +219,7 @@ class Maintenance:
         for target in targets:
             store.append_context_edit(target, None)
 
-    async def after_length(self, run: RunValues, last: JsonObject) -> bool:
+    async def after_length(self, run: RunValues, last: AssistantMessage) -> bool:
         """pi 1.6.0's recoverable length stop; True when the turn should continue.
 
         A reply cut below the model's output limit is omitted, the session compacted and the
@@ -190,11 +228,10 @@ class Maintenance:
         model = run.model
         usage = last.get("usage")
         output = usage.get("output") if isinstance(usage, dict) else None
-        same = (
-            last.get("provider") == model.ref.provider and last.get("model") == model.ref.model_id
-        )
         limit = model.max_output_tokens
-        if not (same and isinstance(output, int) and limit > 0 and output < limit):
+        if not (
+            _same_model(last, model) and isinstance(output, int) and limit > 0 and output < limit
+        ):
             return False
         if not run.settings.compaction.enabled:
             return False
@@ -202,15 +239,14 @@ class Maintenance:
             run, "Truncated response recovery failed after one compact-and-retry attempt."
         )
 
-    async def threshold(self, run: RunValues, last: JsonObject | None = None) -> bool:
+    async def threshold(self, run: RunValues, last: AssistantMessage | None = None) -> bool:
         """pi's threshold check (after a run, before a prompt); True when it compacted."""
         settings = run.settings.compaction
         if not settings.enabled:
             return False
         store = self.store
-        if last is None:
-            messages = store.context().messages
-            last = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+        if last is None:  # the entries' parsed JSON: pi's message types, not validated (D1)
+            last = last_reply(cast("list[ContextMessage]", store.context().messages))
         if last is None or not usage_known(store):
             return False
         if last.get("stopReason") == "error":
@@ -285,9 +321,13 @@ def retry_delay_ms(settings: RetrySettings, attempt: int) -> int:
 
 
 def after_error(
-    message: JsonObject, model: ModelInfo, settings: RetrySettings, attempt: int
+    message: Mapping[str, object], model: ModelInfo, settings: RetrySettings, attempt: int
 ) -> Decision:
-    """For a reply that ended in an error: overflow recovery, a retry, or giving up."""
+    """For a reply that ended in an error: overflow recovery, a retry, or giving up.
+
+    ``message`` is the assistant message, with the delay the provider asked for (if any) as
+    ``retryAfterMs``.
+    """
     if _same_model(message, model) and is_context_overflow(message, model.context_window):
         return Decision("overflow")
     if not settings.enabled or not is_retryable_message(message, model.context_window):
@@ -301,13 +341,22 @@ def after_error(
     return Decision("retry", delay_ms=retry_delay_ms(settings, attempt), attempt=attempt)
 
 
-def _same_model(message: JsonObject, model: ModelInfo) -> bool:
+def last_reply(messages: Sequence[ContextMessage]) -> AssistantMessage | None:
+    """The last assistant message of ``messages``, if any."""
+    for index in range(len(messages) - 1, -1, -1):  # ``reversed`` would lose the type
+        message = messages[index]
+        if message["role"] == "assistant":
+            return message
+    return None
+
+
+def _same_model(message: Mapping[str, object], model: ModelInfo) -> bool:
     return (
         message.get("provider") == model.ref.provider and message.get("model") == model.ref.model_id
     )
 
 
-def usage_tokens(message: JsonObject) -> int | None:
+def usage_tokens(message: AssistantMessage) -> int | None:
     """Context size a reply's ``usage`` reports (``totalTokens`` or the sum of the parts)."""
     usage: Any = message.get("usage")
     if not isinstance(usage, dict):

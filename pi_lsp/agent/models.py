@@ -1,30 +1,20 @@
 """Models: identity and capabilities, litellm's bundled model table, thinking levels.
 
-Model identity and capabilities: ``provider/model`` references, pi's ``api`` names, windows.
-
 A :class:`ModelRef` carries pi's provider name (``google``, ``amazon-bedrock``…) so sessions record
 what pi records, and knows litellm's spelling of the same provider for calls. :func:`resolve_model`
-reads litellm's bundled model data (context window, output limit, reasoning, vision, prices); a
-model litellm does not know gets explicit settings or documented defaults. litellm is imported
-lazily (see :mod:`pi_lsp.agent.llm`); nothing here calls a model.
+describes a model (context window, output limit, reasoning, vision, prices) from litellm's data; a
+model litellm does not know gets explicit settings or documented defaults. Importing litellm costs
+seconds and opening a session should not wait for it, so until it is imported (for the first model
+call, :mod:`pi_lsp.agent.llm`) the table it ships is read straight from its JSON file; afterwards
+its own ``get_model_info`` answers, so models registered at run time are seen too.
 
-litellm's model table read straight from the JSON file it ships, without importing litellm.
-
-Describing a model (context window, prices, reasoning) only needs that table, but importing
-litellm costs seconds; opening a session in the daemon should not wait for it. Once litellm is
-imported (for the first model call) its own ``get_model_info`` takes over, so models registered
-at run time are seen too.
-
-Thinking levels: which a model offers, pi's clamping, and the litellm parameters for each.
-
-pi 1.6.0's levels (defined in :mod:`pi_lsp.literals`) are ``off, minimal, low, medium, high,
-xhigh, max``. A model without reasoning offers only ``off``; ``xhigh`` only where supported;
-``max`` only where a model maps it, which no model pi_lsp knows does, so ``max`` clamps down
-to the strongest level offered. A level the model lacks is clamped upwards first, then
+Thinking levels: pi 1.6.0's levels (defined in :mod:`pi_lsp.literals`) are ``off, minimal, low,
+medium, high, xhigh, max``. A model without reasoning offers only ``off``; ``xhigh`` only where
+supported; ``max`` only where a model maps it, which no model pi_lsp knows does, so ``max`` clamps
+down to the strongest level offered. A level the model lacks is clamped upwards first, then
 downwards (pi's ``clampThinkingLevel``). Anthropic gets explicit thinking budgets with pi's
 defaults (litellm's own ``reasoning_effort`` budgets are smaller); every other provider gets
-litellm's ``reasoning_effort``. Pure: callers pass a resolved
-:class:`~pi_lsp.agent.models.ModelInfo`.
+litellm's ``reasoning_effort``. Pure: nothing here calls a model.
 """
 
 from __future__ import annotations

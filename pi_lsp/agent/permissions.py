@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pi_lsp.literals import PermissionDecision, PermissionKind
-from pi_lsp.path_rules import inside, protected_pattern, secret_pattern
+from pi_lsp.safety import inside, protected_pattern, secret_pattern
 from pi_lsp.session.paths import agent_dir
 from pi_lsp.settings import PermissionSettings
 from pi_lsp.tools.base import ToolError, read_path_variants, resolve_to_cwd

@@ -1,6 +1,6 @@
 """pi's stored messages to litellm's (OpenAI chat-completions) message format: the one codec.
 
-Order of work: :func:`~pi_lsp.session.convert.convert_to_llm` turns bash executions, custom messages
+In order: :func:`~pi_lsp.session.messages.convert_to_llm` turns bash executions, custom messages
 and summaries into ``user`` messages; then, as pi's ``transformMessages``, failed or aborted
 assistant replies are dropped and every tool call left without a result gets an error result, so the
 request is valid; then each message is rendered. Thinking is replayed only to Anthropic, and only to
@@ -17,9 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pi_lsp.agent.models import ModelInfo
-from pi_lsp.session.convert import convert_to_llm
 from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.messages import ContextMessage
+from pi_lsp.session.messages import ContextMessage, convert_to_llm
 
 NO_RESULT_TEXT = "No result provided"
 """Text of a synthesised result for a tool call that never got one (pi's wording)."""

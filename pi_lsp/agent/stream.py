@@ -1,7 +1,5 @@
 """Calling a model through litellm: a streamed reply as pi's events, and one-shot text.
 
-One streamed model call through litellm, as pi's assistant-message event stream.
-
 :func:`stream_assistant` returns an :class:`AssistantStream`: iterate it for pi's sub-events (see
 :mod:`pi_lsp.agent.assistant_builder`); the last event is ``done`` or ``error`` and carries the
 final assistant message, also left on :attr:`AssistantStream.message`. Provider failures never
@@ -14,13 +12,12 @@ Credentials and endpoints come from the environment variables litellm reads (``O
 ``OPENAI_BASE_URL``, ``ANTHROPIC_API_KEY``…); ``api_base``/``api_key`` are sent only when a setting
 provides them. The openai SDK's own retries are off (``max_retries=0``): the loop retries, as pi.
 
-One-shot text completion for the compaction and branch summarizers, through the same access.
-
-:func:`complete_text` sends a system prompt and one user message, streams the reply (so an abort
-closes the connection) and returns its text (text blocks joined by newlines, as pi's summarizer
-joins them), usage and stop reason. A failed or aborted call raises :class:`CompletionError`; the
-caller words it (pi: ``Summarization failed: …``). :class:`LitellmTextModel` wraps it in the shape
-the compaction summarizer asks for (``complete(system=, prompt=, max_tokens=, reasoning=)``).
+For the compaction and branch summarizers, :func:`complete_text` sends a system prompt and one
+user message, streams the reply (so an abort closes the connection) and returns its text (text
+blocks joined by newlines, as pi's summarizer joins them), usage and stop reason. A failed or
+aborted call raises :class:`CompletionError`; the caller words it (pi: ``Summarization failed:
+…``). :class:`LitellmTextModel` wraps it in the shape the compaction summarizer asks for
+(``complete(system=, prompt=, max_tokens=, reasoning=)``).
 """
 
 from __future__ import annotations
@@ -322,19 +319,6 @@ class CompletionError(Exception):
         self.stop_reason: str = str(message.get("stopReason"))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _Prompt:
-    text: str
-    timestamp: int = field(default_factory=lambda: int(time.time() * 1000))
-
-    def message(self) -> UserMessage:
-        return UserMessage(
-            role="user",
-            content=[TextContent(type="text", text=self.text)],
-            timestamp=self.timestamp,
-        )
-
-
 async def complete_text(
     model: ModelInfo,
     *,
@@ -348,7 +332,13 @@ async def complete_text(
     """Ask ``model`` once; ``reasoning`` is clamped to the model (``off`` without reasoning)."""
     request = ModelRequest(
         model=model,
-        messages=[_Prompt(text=prompt).message()],
+        messages=[
+            UserMessage(
+                role="user",
+                content=[TextContent(type="text", text=prompt)],
+                timestamp=int(time.time() * 1000),
+            )
+        ],
         system_prompt=system_prompt,
         thinking_level=reasoning,
         max_tokens=max_tokens,

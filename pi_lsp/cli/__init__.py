@@ -74,21 +74,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     acp_level = _stdio_fast_path(args, "--acp")
     if acp_level is not None:
-        # Answer `initialize` before importing the ACP SDK (see pi_lsp/acp/bootstrap.py).
-        from pi_lsp.acp.bootstrap import early_initialize as early_acp
-
-        prefix, answered_id = early_acp(0, 1, __version__)
+        # Answer `initialize` before importing the ACP SDK (see pi_lsp/acp/server.py).
+        from pi_lsp.acp.server import early_initialize as early_acp
         from pi_lsp.acp.server import serve_acp
 
+        prefix, answered_id = early_acp(0, 1, __version__)
         serve_acp(acp_level, prefix=prefix, answered=answered_id)
         return 0
     level = _stdio_fast_path(args)
     if level is not None:
-        # Answer `initialize` before importing pygls (see pi_lsp/bootstrap.py).
-        from pi_lsp.bootstrap import early_initialize
+        # Answer `initialize` before importing pygls (see pi_lsp/protocol/framing.py).
+        from pi_lsp.protocol.framing import early_initialize
 
         early = early_initialize(sys.stdin.buffer, sys.stdout.buffer, __version__)
-        from pi_lsp.server import serve_stdio
+        from pi_lsp.protocol.transport import serve_stdio
 
         serve_stdio(level, early=early)
         return 0
@@ -96,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parsed = parser.parse_args(args)
     handler = getattr(parsed, "handler", None)
     if handler is None:
-        from pi_lsp.server import serve_stdio, serve_tcp
+        from pi_lsp.protocol.transport import serve_stdio, serve_tcp
 
         if parsed.acp:
             from pi_lsp.acp.server import serve_acp
@@ -144,22 +143,22 @@ def _register_trust(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
 
 def _trust(args: argparse.Namespace) -> int:
     """Save or show the decision for ``args.dir``."""
-    from pi_lsp import project_trust
+    from pi_lsp import safety
     from pi_lsp.session.paths import agent_dir
 
     agent = agent_dir()
     try:
         if args.show:
-            saved = project_trust.decision(args.dir, agent)
+            saved = safety.decision(args.dir, agent)
             word = {True: "trusted", False: "not trusted", None: "no decision saved"}[saved]
-            print(f"{project_trust.canonical(args.dir)}: {word}")
+            print(f"{safety.canonical(args.dir)}: {word}")
             return 0
         if not os.path.isdir(args.dir):
             raise CommandError(f"not a directory: {args.dir}")
         value = None if args.forget else not args.no
-        key = project_trust.save(args.dir, value, agent)
-    except project_trust.TrustStoreError as exc:
+        key = safety.save(args.dir, value, agent)
+    except safety.TrustStoreError as exc:
         raise CommandError(str(exc)) from None
     done = {True: "trusted", False: "not trusted", None: "decision removed"}[value]
-    print(f"{key}: {done} ({agent / project_trust.TRUST_FILE})")
+    print(f"{key}: {done} ({agent / safety.TRUST_FILE})")
     return 0

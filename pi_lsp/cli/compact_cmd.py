@@ -68,8 +68,8 @@ def _plan(args: argparse.Namespace) -> int:
     leaf = args.leaf or store.leaf_id
     if leaf is None or store.get(leaf) is None:
         raise CommandError(f"{args.file}: entry {leaf} not found")
-    model = store.context(leaf).model or {}
-    estimator = estimator_for(args.estimator, model.get("modelId"))
+    model = store.context(leaf).model
+    estimator = estimator_for(args.estimator, model["modelId"] if model else None)
     settings = CompactionSettings(reserve_tokens=args.reserve, keep_recent_tokens=args.keep_recent)
     try:
         prep = plan_compaction(store.branch_path(leaf), settings, TokenCounter(estimator))

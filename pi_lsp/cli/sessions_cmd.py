@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from pi_lsp.cli import CommandError
 from pi_lsp.session import EntryNotFoundError, SessionFileError, SessionStore
+from pi_lsp.session.context import render_context
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import agent_dir
-from pi_lsp.session.render import render_context, render_tree
+from pi_lsp.session.tree import render_tree
 
 if TYPE_CHECKING:
     from pi_lsp.settings import Settings
@@ -187,8 +188,8 @@ async def _main(args: argparse.Namespace) -> int:
 
 async def _turn(args: argparse.Namespace, store: SessionStore, cwd: str, settings: Settings) -> int:
     """Run the prompt on ``store`` (its turn lock held) and print it."""
-    from pi_lsp.agent.config import NoModelError
-    from pi_lsp.agent.factory import AgentOptions, create_agent_session
+    from pi_lsp.agent import AgentOptions, NoModelError
+    from pi_lsp.agent.agent_session import create_agent_session
 
     try:
         agent = await create_agent_session(

@@ -1,8 +1,13 @@
 """Compaction and branch summaries: folding long history into checkpoint summaries (spec §6–7).
 
-Pure policy (token accounting, cut points, preparation, serialization, prompts) plus one I/O
-owner, :mod:`pi_lsp.compaction.compact`, which appends to the session store. Plain Python: no
-pygls, no lsprotocol, and no litellm (summaries go through the :class:`SummaryModel` protocol).
+Five modules, as pi splits ``compaction.ts``, ``branch-summarization.ts`` and ``utils.ts`` by
+concept: :mod:`~pi_lsp.compaction.models` (settings, the plan, file operations, results,
+errors), :mod:`~pi_lsp.compaction.tokens` (token accounting; when to compact),
+:mod:`~pi_lsp.compaction.prepare` (cut point and preparation), :mod:`~pi_lsp.compaction.summarize`
+(the transcript, the request texts, the model interface) and one I/O owner,
+:mod:`~pi_lsp.compaction.compact`, which appends compactions and branch summaries to the store.
+Plain Python: no pygls, no lsprotocol, and no litellm (summaries go through the
+:class:`SummaryModel` protocol).
 """
 
 from pi_lsp.compaction.compact import (
@@ -15,17 +20,19 @@ from pi_lsp.compaction.compact import (
     navigate_tree,
     prepare_branch_entries,
 )
-from pi_lsp.compaction.cut_point import CutPoint, find_cut_point
 from pi_lsp.compaction.models import (
     AlreadyCompactedError,
     BranchSummarySettings,
     CompactionDetails,
     CompactionError,
     CompactionPlan,
+    CompactionPreparation,
     CompactionResult,
     CompactionSettings,
     ContextEstimate,
     ContextUsage,
+    CutPoint,
+    FileOps,
     FileOpsOut,
     MessageRef,
     NothingToCompact,
@@ -34,15 +41,18 @@ from pi_lsp.compaction.models import (
     SummarizationError,
 )
 from pi_lsp.compaction.prepare import (
-    CompactionPreparation,
     compaction_window,
-    context_usage,
+    find_cut_point,
     plan_compaction,
     prepare_compaction,
-    should_compact,
-    usage_known,
 )
-from pi_lsp.compaction.summarize import SummaryModel, SummaryRequest
+from pi_lsp.compaction.summarize import (
+    SummaryModel,
+    SummaryRequest,
+    format_file_operations,
+    serialize_conversation,
+    serialize_messages,
+)
 from pi_lsp.compaction.tokens import (
     CHARS4,
     Chars4Estimator,
@@ -50,14 +60,11 @@ from pi_lsp.compaction.tokens import (
     TiktokenEstimator,
     TokenCounter,
     calculate_context_tokens,
+    context_usage,
     estimate_context_tokens,
     estimator_for,
-)
-from pi_lsp.compaction.transcript import (
-    FileOps,
-    format_file_operations,
-    serialize_conversation,
-    serialize_messages,
+    should_compact,
+    usage_known,
 )
 
 __all__ = [

@@ -5,7 +5,10 @@ made from the store, the summary is awaited, and only then is anything appended,
 or an asyncio cancellation at any await leaves the session exactly as it was. Branch summaries
 (spec 7.1-7.3) summarize the branch a user leaves when moving elsewhere in the tree: collecting
 and budgeting its entries is pure, :func:`generate_branch_summary` calls the model, and
-:func:`navigate_tree` writes the result.
+:func:`navigate_tree` writes the result. A branch summary reads entries slightly differently
+from a compaction (pi's ``getMessageFromEntry``, :func:`branch_message`): tool results are
+skipped, a ``branch_summary`` with an empty summary still counts, and a compaction is its
+summary.
 """
 
 from __future__ import annotations
@@ -13,40 +16,65 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pi_lsp.compaction.cut_point import branch_message, text_of
 from pi_lsp.compaction.models import (
     BranchSummarySettings,
     CompactionDetails,
     CompactionError,
     CompactionResult,
     CompactionSettings,
+    FileOps,
     MessageRef,
     SessionChangedError,
 )
 from pi_lsp.compaction.prepare import compaction_window, plan_compaction
 from pi_lsp.compaction.summarize import (
-    BRANCH_INSTRUCTIONS,
-    BRANCH_PREAMBLE,
-    NO_BRANCH_CONTENT,
     SYSTEM_PROMPT,
     SummaryModel,
     SummaryRequest,
     conversation_block,
+    format_file_operations,
     send,
+    serialize_messages,
     summarize_compaction,
+    summary_layout,
+    text_of,
     with_focus,
 )
 from pi_lsp.compaction.tokens import TokenCounter
-from pi_lsp.compaction.transcript import FileOps, format_file_operations, serialize_messages
 from pi_lsp.session import SessionStore
-from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.projection import latest_edits
-from pi_lsp.session.records import Record
+from pi_lsp.session.jsonl import JsonObject, Record
+from pi_lsp.session.projection import (
+    apply_edit,
+    branch_summary_message,
+    compaction_message,
+    custom_message,
+    latest_edits,
+    message_of,
+)
 
 BRANCH_MAX_TOKENS = 2048
 DEFAULT_WINDOW = 128000
 SUMMARY_ENTRY_SHARE = 0.9
 """A summary entry past the budget still goes in while the total is under 90 % of it."""
+
+BRANCH_INSTRUCTIONS = f"""\
+The <conversation> above is a branch of the session that the user is leaving. Summarize it so \
+the work can be picked up again later.
+
+Use exactly this Markdown layout:
+
+{summary_layout("branch")}
+Keep every section short. Copy file paths, function names and error messages exactly."""
+
+BRANCH_PREAMBLE = """\
+The user explored a different conversation branch before returning here.
+Summary of that exploration:
+
+"""
+"""Put before every branch summary; pi's exact text, since it is part of the stored entry."""
+
+NO_BRANCH_CONTENT = "No content to summarize"
+"""Branch summary of a branch without messages (pi's text; no model is asked)."""
 
 
 @dataclass(slots=True)
@@ -73,6 +101,32 @@ class BranchPreparation:
             MessageRef(entry_id=i, role=str(m.get("role")))
             for i, m in zip(self.entry_ids, self.messages, strict=True)
         ]
+
+
+def branch_message(record: Record, edit: Record | None = None) -> JsonObject | None:
+    """pi's ``getMessageFromEntry`` for branch summaries, with the entry's latest edit."""
+    kind = record.type
+    if kind == "message":
+        if record.role == "toolResult":
+            return None
+        message = record.value.get("message")
+        if not isinstance(message, dict):
+            return None
+        if edit is None:
+            return message
+        repaired = message_of(record)
+        edited = apply_edit([repaired], edit) if repaired is not None else []
+        return edited[0] if edited else None
+    if kind == "custom_message":
+        if edit is None:
+            return custom_message(record, record.value.get("content"))
+        edited = apply_edit([custom_message(record, record.value.get("content") or [])], edit)
+        return edited[0] if edited else None
+    if kind == "branch_summary":
+        return branch_summary_message(record)
+    if kind == "compaction":
+        return compaction_message(record)
+    return None
 
 
 def collect_branch_entries(

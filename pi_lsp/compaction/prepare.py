@@ -1,4 +1,7 @@
-"""What a compaction would summarize and keep (pi 1.6.0's ``prepareCompaction``); when to compact.
+"""Where to cut a history and what a compaction would summarize (pi 1.6.0's cut point, preparation).
+
+pi's ``findProjectedCutPoint`` and ``prepareCompaction``; pure but for :func:`compaction_window`,
+which walks the store.
 
 The plan is made over pi's projection of the path (:mod:`pi_lsp.session.projection`): the
 previous compaction, the range it kept, everything after it, each entry as its latest
@@ -7,99 +10,163 @@ previous compaction, the range it kept, everything after it, each entry as its l
 same). System messages are never summarized. The cut point, ``firstKeptEntryId``, the turn
 prefix and ``tokensBefore`` (``estimateProjectedContextTokens``) are exactly pi 1.6.0's.
 
-pi's ``shouldCompact`` and ``getContextUsage`` read the store but never write it: right after a
-compaction the last provider usage still measures the old, longer context, so the usage is
-unknown until an assistant message after the compaction reports a non-zero one.
+An entry may be a cut point when one of its projected messages is user-like or an assistant, it
+opens a turn when one is user-like, and the older compaction entries of a kept range never count.
+:func:`find_cut_point` is pi's ``findProjectedCutPoint``: the walk goes backwards from the newest
+entry, counting every projected message (branch summaries and custom messages too; omitted
+entries count nothing), until the budget is reached; a cut never lands on a tool result; a cut
+before a closed suffix made only of an omitted recovery attempt moves past it; the cut then
+absorbs the context-invisible entries right before it; a cut inside a turn is a *split turn*,
+whose beginning gets its own summary.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 
-from pi_lsp.compaction.cut_point import CutPoint, find_cut_point, summary_messages
 from pi_lsp.compaction.models import (
     AlreadyCompactedError,
-    CompactionDetails,
-    CompactionPlan,
+    CompactionPreparation,
     CompactionSettings,
-    ContextUsage,
-    MessageRef,
+    CutPoint,
+    FileOps,
     NothingToCompactError,
 )
 from pi_lsp.compaction.tokens import TokenCounter, assistant_usage, calculate_context_tokens
-from pi_lsp.compaction.transcript import FileOps
 from pi_lsp.session import SessionStore
-from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.projection import Projected, current_system_message, project_path
-from pi_lsp.session.records import Record
+from pi_lsp.session.jsonl import JsonObject, Record
+from pi_lsp.session.projection import (
+    Projected,
+    current_system_message,
+    entry_messages,
+    project_path,
+)
+
+CUT_ROLES = frozenset(
+    {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
+"""Roles a cut may start at (never ``toolResult``)."""
+TURN_ROLES = frozenset({"user", "bashExecution", "custom", "branchSummary", "compactionSummary"})
+"""Roles that open a turn."""
 
 
-@dataclass(slots=True)
-class CompactionPreparation:
-    """pi's ``CompactionPreparation`` plus the entry ids behind each message."""
-
-    first_kept_entry_id: str
-    cut: CutPoint
-    tokens_before: int
-    previous_summary: str | None
-    settings: CompactionSettings
-    leaf_id: str | None
-    """The path's last entry: a compaction is only appended if the leaf is still there."""
-    messages_to_summarize: list[JsonObject] = field(default_factory=list)
-    summarize_ids: list[str] = field(default_factory=list)
-    turn_prefix_messages: list[JsonObject] = field(default_factory=list)
-    turn_prefix_ids: list[str] = field(default_factory=list)
-    previous_kept_count: int = 0
-    """Leading messages of ``messages_to_summarize`` that the previous compaction kept (D2)."""
-    file_ops: FileOps = field(default_factory=FileOps)
-
-    @property
-    def is_split_turn(self) -> bool:
-        """The cut lies inside a turn; its beginning is summarized separately."""
-        return self.cut.is_split_turn
-
-    @property
-    def nothing_to_summarize(self) -> bool:
-        """Neither history nor a turn prefix to summarize: a request would be empty."""
-        return not self.messages_to_summarize and not self.turn_prefix_messages
-
-    def file_lists(self) -> CompactionDetails:
-        """``computeFileLists`` of the file operations (the new entry's ``details``)."""
-        return self.file_ops.lists()
-
-    def to_plan(self) -> CompactionPlan:
-        """The corpus-shaped report of this preparation."""
-
-        def refs(messages: list[JsonObject], ids: list[str]) -> list[MessageRef]:
-            return [
-                MessageRef(entry_id=i, role=str(m.get("role")))
-                for i, m in zip(ids, messages, strict=True)
-            ]
-
-        return CompactionPlan(
-            first_kept_entry_id=self.first_kept_entry_id,
-            is_split_turn=self.is_split_turn,
-            tokens_before=self.tokens_before,
-            previous_summary=self.previous_summary,
-            settings=self.settings,
-            messages_to_summarize=refs(self.messages_to_summarize, self.summarize_ids),
-            turn_prefix_messages=refs(self.turn_prefix_messages, self.turn_prefix_ids),
-            previous_kept_count=self.previous_kept_count,
-            file_ops=self.file_ops.to_out(),
-            file_lists=self.file_lists(),
-        )
+def _has_role(entry: Projected, roles: frozenset[str]) -> bool:
+    if entry.record.type == "compaction":
+        return False
+    messages = entry.messages
+    if len(messages) == 1:  # nearly every entry: no generator to build
+        return messages[0].get("role") in roles
+    return any(message.get("role") in roles for message in messages)
 
 
-def last_assistant_usage(path: Sequence[Record]) -> JsonObject | None:
-    """pi's ``getLastAssistantUsage``: usage of the last completed assistant on the path."""
-    for index in range(len(path) - 1, -1, -1):
-        record = path[index]
-        if record.type == "message" and record.role == "assistant":
-            usage = assistant_usage(record.value["message"])
-            if usage is not None:
-                return usage
-    return None
+def is_cut_point(entry: Projected) -> bool:
+    """A history may be cut right before this projected entry."""
+    return _has_role(entry, CUT_ROLES)
+
+
+def starts_turn(entry: Projected) -> bool:
+    """This projected entry opens a turn."""
+    return _has_role(entry, TURN_ROLES)
+
+
+def find_turn_start(entries: Sequence[Projected], index: int, start: int) -> int:
+    """The nearest entry at or before ``index`` (not below ``start``) that starts a turn, or -1."""
+    for i in range(index, start - 1, -1):
+        if starts_turn(entries[i]):
+            return i
+    return -1
+
+
+def _visible(entry: Projected) -> bool:
+    """Context-visible before edits (pi's ``isIntrinsicallyVisible``)."""
+    return entry.record.type != "context_edit" and bool(entry_messages(entry.record))
+
+
+def _omitted(entry: Projected) -> bool:
+    return not entry.messages and _visible(entry)
+
+
+def _recovery_suffix(suffix: Sequence[Projected]) -> bool:
+    """pi's ``isRecoveryOmissionSuffix`` (without the budget condition).
+
+    Its three conditions, cheapest first: the suffix holds only omitted or invisible entries
+    and no compaction (this fails at the first kept message, so the usual answer costs one
+    entry), one of them is an omitted assistant, and every replacing edit in it targets an
+    omitted entry.
+    """
+    if not all(e.record.type != "compaction" and (not _visible(e) or _omitted(e)) for e in suffix):
+        return False
+    if not any(
+        e.record.type == "message" and e.record.role == "assistant" and _omitted(e) for e in suffix
+    ):
+        return False
+    omitted = {e.record.id for e in suffix if _omitted(e)}
+    for entry in suffix:
+        record = entry.record
+        if record.type == "context_edit":
+            value = record.value
+            if value.get("replacement") is not None and value.get("targetId") not in omitted:
+                return False
+    return True
+
+
+def _last_cut_point(entries: Sequence[Projected], start: int, below: int) -> int:
+    """The last cut point in ``entries[start:below]``, or -1."""
+    for index in range(below - 1, start - 1, -1):
+        if is_cut_point(entries[index]):
+            return index
+    return -1
+
+
+def find_cut_point(
+    entries: Sequence[Projected],
+    start: int,
+    end: int,
+    keep_recent_tokens: int,
+    count: Callable[[Projected], int],
+) -> CutPoint:
+    """Cut ``entries[start:end]`` keeping about ``keep_recent_tokens`` (``count`` sizes one).
+
+    pi lists every cut point of the range first; here the backward walk notes the nearest one
+    at or after where it is, so only the kept suffix is looked at (a long history costs
+    nothing beyond the budget). The result is the same.
+    """
+    nearest = -1
+    """The first cut point at or after the walk's position (-1: none yet)."""
+    exceeded_at = -1
+    total = 0
+    for index in range(end - 1, start - 1, -1):
+        entry = entries[index]
+        if is_cut_point(entry):
+            nearest = index
+        tokens = count(entry)
+        if tokens == 0:
+            continue
+        total += tokens
+        if total >= keep_recent_tokens:
+            exceeded_at = index
+            break
+    if exceeded_at < 0:
+        cut = nearest  # never exceeded: keep from the first cut point
+    elif nearest >= 0:
+        cut = nearest
+    else:  # trailing entries past the budget hold no cut point: keep from the last one before
+        cut = _last_cut_point(entries, start, exceeded_at)
+    if cut < 0:
+        return CutPoint(first_kept_index=start, turn_start_index=-1, is_split_turn=False)
+    if exceeded_at >= 0 and _recovery_suffix(entries[cut + 1 : end]):
+        cut += 1
+    while cut > start:
+        previous = entries[cut - 1]
+        if previous.record.type == "compaction" or previous.messages:
+            break
+        cut -= 1
+    if cut < len(entries) and starts_turn(entries[cut]):
+        return CutPoint(first_kept_index=cut, turn_start_index=-1, is_split_turn=False)
+    turn_start = find_turn_start(entries, min(cut, len(entries) - 1), start)
+    return CutPoint(
+        first_kept_index=cut, turn_start_index=turn_start, is_split_turn=turn_start != -1
+    )
 
 
 def projected_tokens(
@@ -127,11 +194,19 @@ def projected_tokens(
 
 
 def _usable(usage_entry: Record, path: Sequence[Record]) -> bool:
-    usage_at = next((i for i, r in enumerate(path) if r.id == usage_entry.id), -1)
+    """The usage entry comes after the path's last ``context_edit`` or compaction.
+
+    pi compares the usage entry's index with the last such entry's; path ids are unique, so
+    walking back from the leaf to whichever of the two comes first gives the same answer.
+    """
+    usage_id = usage_entry.id
     for index in range(len(path) - 1, -1, -1):
-        if path[index].type in ("context_edit", "compaction"):
-            return usage_at > index
-    return usage_at > -1
+        record = path[index]
+        if record.id == usage_id:
+            return True
+        if record.type in ("context_edit", "compaction"):
+            return False
+    return False
 
 
 def _estimate_all(projected: Sequence[Projected], counter: TokenCounter) -> int:
@@ -150,13 +225,40 @@ def _collect(
     messages: list[JsonObject],
     ids: list[str],
     file_ops: FileOps,
-) -> None:
-    """Append the summarized messages of ``entries`` and record their file operations."""
+) -> int:
+    """Append the summarized messages of ``entries``, record their file operations; how many."""
+    before = len(messages)
     for entry in entries:
-        for message in summary_messages(entry):
+        if entry.record.type == "compaction":
+            continue  # only the newest contributes, and it opens the range (summary_messages)
+        entry_id = entry.record.id
+        for message in entry.messages:
+            role = message.get("role")
+            if role == "system":
+                continue
             messages.append(message)
-            ids.append(entry.record.id)
-            file_ops.add_message(message)
+            ids.append(entry_id)
+            if role == "assistant" or role == "toolResult":  # the only ones with file calls
+                file_ops.add_message(message)
+    return len(messages) - before
+
+
+def context_bounds(path: Sequence[Record]) -> tuple[int, int]:
+    """Where the context of a root-first path begins, and where its last compaction is.
+
+    The context begins at the last compaction's first kept entry (the compaction itself when
+    that entry is not above it, 0 without a compaction; the compaction's index is then -1).
+    Nothing before it is projected (pi's ``buildContextEntries``), so a preparation reads
+    from there.
+    """
+    for at in range(len(path) - 1, -1, -1):
+        if path[at].type == "compaction":
+            first_kept = path[at].value.get("firstKeptEntryId")
+            for index in range(at - 1, -1, -1):
+                if path[index].id == first_kept:
+                    return index, at
+            return at, at
+    return 0, -1
 
 
 def prepare_compaction(
@@ -165,25 +267,29 @@ def prepare_compaction(
     """Prepare compacting a root-first path; None when its last entry is a compaction (or empty).
 
     ``counter`` sizes entries (default: chars4, pi's estimate) and keeps its counts for reuse.
-    The path may be the full branch or just :func:`compaction_window` of it (same result).
+    The path may be the full branch or just :func:`compaction_window` of it (same result): it
+    is cut to where its context begins (:func:`context_bounds`) first, so the work is
+    proportional to the context, not to the session.
     """
     if not path or path[-1].type == "compaction":
         return None
     counter = counter if counter is not None else TokenCounter()
-    count = counter.count_projected
-    projected = project_path(path)
-    previous = next(
-        (i for i, e in enumerate(projected) if e.record.type == "compaction" and e.messages), -1
+    begin, at = context_bounds(path)
+    window = path[begin:]
+    projected = project_path(window)
+    # The last compaction is projected first (pi finds it with findIndex, and skips it when
+    # an edit omitted it); the range to cut starts after it.
+    previous_record = path[at] if at >= 0 and projected[0].messages else None
+    start = 1 if previous_record is not None else 0
+    cut = find_cut_point(
+        projected, start, len(projected), settings.keep_recent_tokens, counter.count_projected
     )
-    start = previous + 1
-    cut = find_cut_point(projected, start, len(projected), settings.keep_recent_tokens, count)
     if cut.first_kept_index >= len(projected):
         return None
-    previous_record = projected[previous].record if previous >= 0 else None
     prep = CompactionPreparation(
         first_kept_entry_id=projected[cut.first_kept_index].record.id,
         cut=cut,
-        tokens_before=projected_tokens(projected, path, counter),
+        tokens_before=projected_tokens(projected, window, counter),
         previous_summary=(
             previous_record.value.get("summary") if previous_record is not None else None
         ),
@@ -195,11 +301,14 @@ def prepare_compaction(
         prep.file_ops.add_details(previous_record.value.get("details"))
     summarized, ids, ops = prep.messages_to_summarize, prep.summarize_ids, prep.file_ops
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    _collect(projected[start:history_end], summarized, ids, ops)
-    if previous_record is not None:  # what the previous compaction kept is summarized now (D2)
-        at = next(i for i, r in enumerate(path) if r is previous_record)
-        before = {r.id for r in path[:at]}
-        prep.previous_kept_count = sum(1 for i in ids if i in before)
+    if previous_record is not None:
+        # What the previous compaction kept opens the summarized range (D2): the projected
+        # entries before those that follow the compaction on the path.
+        kept_end = min(len(projected) - (len(path) - 1 - at), history_end)
+        prep.previous_kept_count = _collect(projected[start:kept_end], summarized, ids, ops)
+        _collect(projected[max(start, kept_end) : history_end], summarized, ids, ops)
+    else:
+        _collect(projected[start:history_end], summarized, ids, ops)
     if cut.is_split_turn:
         prefix = projected[cut.turn_start_index : cut.first_kept_index]
         _collect(prefix, prep.turn_prefix_messages, prep.turn_prefix_ids, ops)
@@ -248,56 +357,3 @@ def plan_compaction(
             f"session too small: all of it fits in keepRecentTokens={settings.keep_recent_tokens}"
         )
     return prep
-
-
-def should_compact(context_tokens: int, context_window: int, settings: CompactionSettings) -> bool:
-    """True when automatic compaction is on and the context exceeds ``window - reserve``."""
-    return settings.enabled and context_tokens > context_window - settings.reserve_tokens
-
-
-def usage_known(store: SessionStore, leaf_id: str | None = None) -> bool:
-    """False while no assistant after the latest compaction on the path reported usage."""
-    start = leaf_id if leaf_id is not None else store.leaf_id
-    current = store.get(start) if start is not None else None
-    while current is not None:
-        if current.type == "compaction":
-            return False
-        if current.type == "message" and current.role == "assistant":
-            message = current.value["message"]
-            if message.get("stopReason") not in ("aborted", "error"):
-                usage = assistant_usage(message)
-                if usage is not None and calculate_context_tokens(usage) > 0:
-                    return True
-                return not _compaction_above(store, current)
-        current = _parent(store, current)
-    return True
-
-
-def _parent(store: SessionStore, record: Record) -> Record | None:
-    return store.get(record.parent_id) if record.parent_id is not None else None
-
-
-def _compaction_above(store: SessionStore, record: Record) -> bool:
-    current = _parent(store, record)
-    while current is not None and current.type != "compaction":
-        current = _parent(store, current)
-    return current is not None
-
-
-def context_usage(
-    store: SessionStore,
-    counter: TokenCounter,
-    context_window: int,
-    leaf_id: str | None = None,
-) -> ContextUsage | None:
-    """Estimated context tokens and percent of the window; None without a known window."""
-    if context_window <= 0:
-        return None
-    if not usage_known(store, leaf_id):
-        return ContextUsage(tokens=None, context_window=context_window, percent=None)
-    estimate = counter.estimate(store.context(leaf_id))
-    return ContextUsage(
-        tokens=estimate.tokens,
-        context_window=context_window,
-        percent=estimate.tokens / context_window * 100,
-    )

@@ -1,4 +1,10 @@
-"""Summary requests, their texts, and the one model interface they go through (spec 6.6, D5).
+"""Summary requests: the transcript they carry, their texts, the model interface (spec 6.6, D5).
+
+The transcript is pi's ``serializeConversation``: messages become labelled parts joined by blank
+lines, so the summarizing model reads a transcript instead of continuing a chat. Argument values
+are written with ``JSON.stringify`` and lengths counted in UTF-16 code units
+(:mod:`pi_lsp.javascript`); tool results are cut to 2000 code units with a marker; user and
+assistant text is never cut; unlike pi, the cut never splits a surrogate pair.
 
 Every request is one user message holding a ``<conversation>`` transcript, optionally the
 ``<previous-summary>`` to update, and then one of the instruction texts below (pi's structure,
@@ -10,39 +16,138 @@ lists appended. No session access: :mod:`pi_lsp.compaction.compact` owns that.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Literal, Protocol
 
-from pi_lsp.compaction.models import CompactionDetails, SummarizationError
-from pi_lsp.compaction.prepare import CompactionPreparation
-from pi_lsp.compaction.transcript import format_file_operations, serialize_messages
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.compaction.models import CompactionDetails, CompactionPreparation, SummarizationError
+from pi_lsp.compaction.tokens import assistant_blocks, text_blocks
+from pi_lsp.javascript import js_object_items, js_stringify, utf16_prefix
+from pi_lsp.session.convert import convert_to_llm
+from pi_lsp.session.jsonl import JsonObject, js_len
+
+
+def format_file_operations(read_files: list[str], modified_files: list[str]) -> str:
+    """pi's ``formatFileOperations``: the ``<read-files>``/``<modified-files>`` blocks, or ""."""
+    sections = []
+    if read_files:
+        sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
+    if modified_files:
+        sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
+    return "\n\n" + "\n\n".join(sections) if sections else ""
+
+
+TOOL_RESULT_MAX_CHARS = 2000
+"""UTF-16 code units of a tool result kept in a summary request."""
+
+
+def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> str:
+    """``text`` cut to ``max_chars`` UTF-16 units plus ``[... N more characters truncated]``."""
+    length = js_len(text)
+    if length <= max_chars:
+        return text
+    kept = utf16_prefix(text, max_chars)
+    return f"{kept}\n\n[... {length - js_len(kept)} more characters truncated]"
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return [
+        block["text"]
+        for block in (content if isinstance(content, list) else ())
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ]
+
+
+def _tool_call(block: JsonObject) -> str:
+    args = block.get("arguments")
+    pairs = js_object_items(args) if isinstance(args, dict) else []
+    rendered = ", ".join(f"{key}={js_stringify(value)}" for key, value in pairs)
+    return f"{_str(block.get('name'))}({rendered})"
+
+
+def _assistant_parts(content: Any) -> list[str]:
+    texts, thinking, blocks = assistant_blocks(content)
+    calls = [_tool_call(block) for block in blocks]
+    parts = []
+    if thinking:
+        parts.append("[Assistant thinking]: " + "\n".join(thinking))
+    if texts:
+        parts.append("[Assistant]: " + "\n".join(texts))
+    if calls:
+        parts.append("[Assistant tool calls]: " + "; ".join(calls))
+    return parts
+
+
+def serialize_conversation(messages: Iterable[JsonObject]) -> str:
+    """Provider messages (``user``/``assistant``/``toolResult``) as a labelled transcript."""
+    parts: list[str] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "user":
+            text = "".join(_texts(message.get("content")))
+            if text:
+                parts.append(f"[User]: {text}")
+        elif role == "assistant":
+            parts.extend(_assistant_parts(message.get("content")))
+        elif role == "toolResult":
+            text = "".join(_texts(message.get("content")))
+            if text:
+                parts.append(f"[Tool result]: {truncate_for_summary(text)}")
+    return "\n\n".join(parts)
+
+
+def serialize_messages(messages: Iterable[JsonObject]) -> str:
+    """Agent messages (any role) converted with ``convert_to_llm`` and then serialized."""
+    return serialize_conversation(convert_to_llm(messages))
+
+
+def text_of(content: Any) -> str:
+    """A message's text: a string as is, text blocks concatenated without a separator."""
+    texts: list[str] = []
+    text_blocks(content, texts)
+    return "".join(texts)
+
 
 SYSTEM_PROMPT = """\
 You condense conversations between a user and an AI coding assistant into structured summaries.
 Read the transcript you are given and write only the summary that is asked for, in the requested \
 format. Do not carry on the conversation, and do not answer any question that appears in it."""
 
-_SECTIONS_TAIL = """\
-## Key Decisions
-- **[Decision]**: [Why it was made, briefly]
 
-## Next Steps
-1. [What to do next, in order]
-"""
+_WORDING = {
+    "history": (
+        "What the user wants to achieve; several goals if the session covers several tasks.",
+        "Requirements, limits or preferences the user stated",
+        "Work that is under way",
+        "Whatever stops progress, if anything",
+    ),
+    "branch": (
+        "What the user was trying to achieve on this branch",
+        "Requirements, limits or preferences that were stated",
+        "Work started but not finished",
+        "Whatever stopped progress, if anything",
+    ),
+}
+"""Goal, constraints, in-progress and blocked lines of the layout, per kind of summary."""
 
-INITIAL_INSTRUCTIONS = f"""\
-The <conversation> above is a transcript to condense. Write a checkpoint summary that another \
-model can pick the work up from.
 
-Use exactly this Markdown layout:
-
+def summary_layout(kind: Literal["history", "branch"]) -> str:
+    """The Markdown layout a new summary is asked for, worded for its kind."""
+    goal, constraints, in_progress, blocked = _WORDING[kind]
+    return f"""\
 ## Goal
-[What the user wants to achieve; several goals if the session covers several tasks.]
+[{goal}]
 
 ## Constraints & Preferences
-- [Requirements, limits or preferences the user stated]
+- [{constraints}]
 - [Or "(none)" if there were none]
 
 ## Progress
@@ -50,12 +155,26 @@ Use exactly this Markdown layout:
 - [x] [Finished tasks and changes]
 
 ### In Progress
-- [ ] [Work that is under way]
+- [ ] [{in_progress}]
 
 ### Blocked
-- [Whatever stops progress, if anything]
+- [{blocked}]
 
-{_SECTIONS_TAIL}
+## Key Decisions
+- **[Decision]**: [Why it was made, briefly]
+
+## Next Steps
+1. [What to do next, in order]
+"""
+
+
+INITIAL_INSTRUCTIONS = f"""\
+The <conversation> above is a transcript to condense. Write a checkpoint summary that another \
+model can pick the work up from.
+
+Use exactly this Markdown layout:
+
+{summary_layout("history")}
 ## Critical Context
 - [Data, examples or references needed to continue]
 - [Or "(none)" if nothing applies]
@@ -117,44 +236,8 @@ Summarize this first part so the part that was kept makes sense:
 
 Be brief and focus on what the kept part depends on."""
 
-BRANCH_INSTRUCTIONS = f"""\
-The <conversation> above is a branch of the session that the user is leaving. Summarize it so \
-the work can be picked up again later.
-
-Use exactly this Markdown layout:
-
-## Goal
-[What the user was trying to achieve on this branch]
-
-## Constraints & Preferences
-- [Requirements, limits or preferences that were stated]
-- [Or "(none)" if there were none]
-
-## Progress
-### Done
-- [x] [Finished tasks and changes]
-
-### In Progress
-- [ ] [Work started but not finished]
-
-### Blocked
-- [Whatever stopped progress, if anything]
-
-{_SECTIONS_TAIL}
-Keep every section short. Copy file paths, function names and error messages exactly."""
-
-BRANCH_PREAMBLE = """\
-The user explored a different conversation branch before returning here.
-Summary of that exploration:
-
-"""
-"""Put before every branch summary; pi's exact text, since it is part of the stored entry."""
-
 NO_PRIOR_HISTORY = "No prior history."
 """History summary of a split turn with nothing before it (pi's text, stored in the entry)."""
-
-NO_BRANCH_CONTENT = "No content to summarize"
-"""Branch summary of a branch without messages (pi's text; no model is asked)."""
 
 SPLIT_TURN_HEADING = "\n\n---\n\n**Turn Context (split turn):**\n\n"
 """Joins the history summary and the turn-prefix summary (pi's layout)."""

@@ -1,4 +1,4 @@
-"""Token accounting: pi's chars/4 estimate, a tiktoken count, the usage-anchored total, and a cache.
+"""Token accounting and when to compact: pi's chars/4 estimate, tiktoken, the usage anchor, a cache.
 
 Both estimators measure the same text pi 1.6.0 measures: user, tool-result and custom text plus
 a fixed cost per image, assistant text, thinking and tool calls (``name +
@@ -9,6 +9,10 @@ the BPE files litellm ships (tiktoken would download them; litellm itself is nev
 here: that costs seconds). A context total is anchored on the last usable provider ``usage``,
 as pi anchors it. :class:`TokenCounter` caches what each entry contributes before edits under
 its id (entries never change), so re-estimating after an append costs one entry's count.
+
+pi's ``shouldCompact`` and ``getContextUsage`` read the store but never write it: right after a
+compaction the last provider usage still measures the old, longer context, so the usage is
+unknown until an assistant message after the compaction reports a non-zero one.
 """
 
 from __future__ import annotations
@@ -17,15 +21,15 @@ import functools
 import importlib.util
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol
 
-from pi_lsp.compaction.models import ContextEstimate
-from pi_lsp.compaction.transcript import js_len, js_stringify
+from pi_lsp.compaction.models import CompactionSettings, ContextEstimate, ContextUsage
+from pi_lsp.javascript import js_stringify
+from pi_lsp.session import SessionStore
 from pi_lsp.session.context import SessionContext
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, Record, js_len
 from pi_lsp.session.projection import Projected, entry_messages
-from pi_lsp.session.records import Record
 
 O200K_MODELS = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4")
 """Model-id prefixes whose tokenizer is o200k_base; every other model is counted with cl100k_base
@@ -81,7 +85,7 @@ class Estimator(Protocol):
         """``chars4`` or ``tiktoken:<encoding>``."""
         ...
 
-    def __call__(self, message: JsonObject) -> int:
+    def __call__(self, message: Mapping[str, Any]) -> int:
         """Estimated tokens of ``message``."""
         ...
 
@@ -90,7 +94,7 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _blocks(content: Any, texts: list[str]) -> int:
+def text_blocks(content: Any, texts: list[str]) -> int:
     """Append the non-empty text blocks of ``content``; return its number of images."""
     if isinstance(content, str):
         texts.append(content)
@@ -107,14 +111,30 @@ def _blocks(content: Any, texts: list[str]) -> int:
     return images
 
 
-def countable(message: JsonObject) -> tuple[list[str], int]:
+def assistant_blocks(content: Any) -> tuple[list[str], list[str], list[JsonObject]]:
+    """An assistant content's text, thinking and tool-call blocks, each kind in order."""
+    texts: list[str] = []
+    thinking: list[str] = []
+    calls: list[JsonObject] = []
+    for block in content if isinstance(content, list) else ():
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(_str(block.get("text")))
+        elif kind == "thinking":
+            thinking.append(_str(block.get("thinking")))
+        elif kind == "toolCall":
+            calls.append(block)
+    return texts, thinking, calls
+
+
+def countable(message: Mapping[str, Any]) -> tuple[list[str], int]:
     """The texts pi measures in a message, and how many images it charges for."""
     texts: list[str] = []
     role = message.get("role")
     if role == "user":
-        return texts, _blocks(message.get("content"), texts)
+        return texts, text_blocks(message.get("content"), texts)
     if role == "system":
-        images = _blocks(message.get("content"), texts)
+        images = text_blocks(message.get("content"), texts)
         sections = message.get("sections")
         if isinstance(sections, dict):
             texts.extend(text for text in sections.values() if isinstance(text, str) and text)
@@ -122,19 +142,13 @@ def countable(message: JsonObject) -> tuple[list[str], int]:
         if tools:
             texts.append(js_stringify(tools))
         return texts, images
-    if role == "assistant":
-        content = message.get("content")
-        for block in content if isinstance(content, list) else ():
-            kind = block.get("type") if isinstance(block, dict) else None
-            if kind == "text":
-                texts.append(_str(block.get("text")))
-            elif kind == "thinking":
-                texts.append(_str(block.get("thinking")))
-            elif kind == "toolCall":
-                texts.append(_str(block.get("name")) + js_stringify(block.get("arguments")))
+    if role == "assistant":  # the estimators sum over the texts: their order does not matter
+        texts, thinking, calls = assistant_blocks(message.get("content"))
+        texts += thinking
+        texts.extend(_str(c.get("name")) + js_stringify(c.get("arguments")) for c in calls)
         return texts, 0
     if role in ("custom", "toolResult"):
-        return texts, _blocks(message.get("content"), texts)
+        return texts, text_blocks(message.get("content"), texts)
     if role == "bashExecution":
         return [_str(message.get("command")), _str(message.get("output"))], 0
     if role in ("branchSummary", "compactionSummary"):
@@ -147,7 +161,7 @@ class Chars4Estimator:
 
     name = "chars4"
 
-    def __call__(self, message: JsonObject) -> int:
+    def __call__(self, message: Mapping[str, Any]) -> int:
         """Estimated tokens of ``message``."""
         texts, images = countable(message)
         return -(-(sum(map(js_len, texts)) + IMAGE_CHARS * images) // 4)
@@ -160,7 +174,7 @@ class TiktokenEstimator:
         self.name = f"tiktoken:{encoding_name}"
         self._encode: Callable[[str], list[int]] = get_encoding(encoding_name).encode_ordinary
 
-    def __call__(self, message: JsonObject) -> int:
+    def __call__(self, message: Mapping[str, Any]) -> int:
         """Tokens of ``message``."""
         texts, images = countable(message)
         encode = self._encode
@@ -190,7 +204,7 @@ def calculate_context_tokens(usage: JsonObject) -> int:
     return int(sum(p for p in parts if isinstance(p, int | float)))
 
 
-def assistant_usage(message: JsonObject) -> JsonObject | None:
+def assistant_usage(message: Mapping[str, Any]) -> JsonObject | None:
     """The usage of a completed assistant message (not aborted or an error), or None.
 
     All-zero usage counts as none, as in pi.
@@ -204,7 +218,7 @@ def assistant_usage(message: JsonObject) -> JsonObject | None:
 
 
 def estimate_context_tokens(
-    messages: Sequence[JsonObject], count: Callable[[int], int] | None = None
+    messages: Sequence[Mapping[str, Any]], count: Callable[[int], int] | None = None
 ) -> ContextEstimate:
     """pi's ``estimateContextTokens``: last usable usage plus estimates of what follows it.
 
@@ -228,7 +242,7 @@ def estimate_context_tokens(
     )
 
 
-def _key(entry_id: str, message: JsonObject) -> str:
+def _key(entry_id: str, message: Mapping[str, Any]) -> str:
     # A compaction contributes its system message and its summary under one id.
     return entry_id + "\0s" if message.get("role") == "system" else entry_id
 
@@ -239,13 +253,15 @@ class TokenCounter:
     def __init__(self, estimator: Estimator = CHARS4) -> None:
         self.estimator = estimator
         self._counts: dict[str, int] = {}
+        self._entries: dict[str, int] = {}
+        """Totals of unedited projected entries (what a cut-point walk asks, entry by entry)."""
 
     @property
     def cached(self) -> int:
         """Number of messages counted so far."""
         return len(self._counts)
 
-    def count(self, entry_id: str, message: JsonObject) -> int:
+    def count(self, entry_id: str, message: Mapping[str, Any]) -> int:
         """Tokens of a message that entry ``entry_id`` contributes before edits."""
         key = _key(entry_id, message)
         cached = self._counts.get(key)
@@ -261,7 +277,11 @@ class TokenCounter:
         """Tokens of a projected entry's messages (edited ones are counted, not cached)."""
         if entry.edited:
             return sum(self.estimator(m) for m in entry.messages)
-        return sum(self.count(entry.record.id, m) for m in entry.messages)
+        entry_id = entry.record.id
+        total = self._entries.get(entry_id)
+        if total is None:
+            total = self._entries[entry_id] = sum(self.count(entry_id, m) for m in entry.messages)
+        return total
 
     def estimate(self, context: SessionContext) -> ContextEstimate:
         """pi's ``estimateContextTokens`` over a context, with cached per-entry counts."""
@@ -273,3 +293,67 @@ class TokenCounter:
             return self.count(ids[i], messages[i])
 
         return estimate_context_tokens(messages, count)
+
+
+def last_assistant_usage(path: Sequence[Record]) -> JsonObject | None:
+    """pi's ``getLastAssistantUsage``: usage of the last completed assistant on the path."""
+    for index in range(len(path) - 1, -1, -1):
+        record = path[index]
+        if record.type == "message" and record.role == "assistant":
+            usage = assistant_usage(record.value["message"])
+            if usage is not None:
+                return usage
+    return None
+
+
+def should_compact(context_tokens: int, context_window: int, settings: CompactionSettings) -> bool:
+    """True when automatic compaction is on and the context exceeds ``window - reserve``."""
+    return settings.enabled and context_tokens > context_window - settings.reserve_tokens
+
+
+def usage_known(store: SessionStore, leaf_id: str | None = None) -> bool:
+    """False while no assistant after the latest compaction on the path reported usage."""
+    start = leaf_id if leaf_id is not None else store.leaf_id
+    current = store.get(start) if start is not None else None
+    while current is not None:
+        if current.type == "compaction":
+            return False
+        if current.type == "message" and current.role == "assistant":
+            message = current.value["message"]
+            if message.get("stopReason") not in ("aborted", "error"):
+                usage = assistant_usage(message)
+                if usage is not None and calculate_context_tokens(usage) > 0:
+                    return True
+                return not _compaction_above(store, current)
+        current = _parent(store, current)
+    return True
+
+
+def _parent(store: SessionStore, record: Record) -> Record | None:
+    return store.get(record.parent_id) if record.parent_id is not None else None
+
+
+def _compaction_above(store: SessionStore, record: Record) -> bool:
+    current = _parent(store, record)
+    while current is not None and current.type != "compaction":
+        current = _parent(store, current)
+    return current is not None
+
+
+def context_usage(
+    store: SessionStore,
+    counter: TokenCounter,
+    context_window: int,
+    leaf_id: str | None = None,
+) -> ContextUsage | None:
+    """Estimated context tokens and percent of the window; None without a known window."""
+    if context_window <= 0:
+        return None
+    if not usage_known(store, leaf_id):
+        return ContextUsage(tokens=None, context_window=context_window, percent=None)
+    estimate = counter.estimate(store.context(leaf_id))
+    return ContextUsage(
+        tokens=estimate.tokens,
+        context_window=context_window,
+        percent=estimate.tokens / context_window * 100,
+    )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_lsp.agent.config import AgentBusyError, NoModelError
+from pi_lsp.agent import AgentBusyError, NoModelError
 from pi_lsp.compaction.models import CompactionError
 from pi_lsp.daemon.concurrency import SessionBusyError
 from pi_lsp.daemon.workspaces import UnknownFolderError, UnknownSessionError

@@ -14,11 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
+from pi_lsp.agent import AgentBusyError
 from pi_lsp.agent.agent_session import AgentSession
-from pi_lsp.agent.config import AgentBusyError
 from pi_lsp.agent.events import AgentEvent
 from pi_lsp.agent.models import ModelInfo, ThinkingLevel, available_thinking_levels
 from pi_lsp.compaction import CompactionResult
@@ -26,17 +25,25 @@ from pi_lsp.daemon.concurrency import TurnLock
 from pi_lsp.daemon.views import (
     AbortResult,
     BranchResult,
+    CompactionEnd,
+    CompactionStart,
+    EntryAppended,
+    ForeignEntries,
     LabelResult,
+    MessageUpdateOut,
     ModelState,
     PromptResult,
     QueueResult,
     SessionState,
+    StateChanged,
     TreeView,
+    TurnError,
+    WireAgentEvent,
+    WireEvent,
 )
 from pi_lsp.literals import StreamingBehavior
-from pi_lsp.session.jsonl import JsonObject, dumps
+from pi_lsp.session.jsonl import JsonObject, Record, dumps
 from pi_lsp.session.messages import ImageContent
-from pi_lsp.session.records import Record
 from pi_lsp.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -45,16 +52,17 @@ CLOSE_GRACE = 10.0
 """Seconds a close waits for an aborted compaction or navigation to stop by itself before it
 is cancelled (a summary request that ignores the abort)."""
 
-EventSink = Callable[[str, int, Mapping[str, Any]], None]
+EventSink = Callable[[str, int, WireEvent], None]
 """``(session id, sequence number, event)``: sends one ``pi/event`` notification."""
 
 
-def wire_event(event: AgentEvent) -> Mapping[str, Any]:
+def wire_event(event: AgentEvent) -> WireAgentEvent:
     """An agent event as sent to editors: streaming updates carry the delta, not the message."""
     if event["type"] != "message_update":
         return event
-    sub = {k: v for k, v in event["assistantMessageEvent"].items() if k != "partial"}
-    return {"type": "message_update", "assistantMessageEvent": sub}
+    sub = event["assistantMessageEvent"].copy()
+    sub.pop("partial", None)
+    return MessageUpdateOut(type="message_update", assistantMessageEvent=sub)
 
 
 class LiveSession:
@@ -82,7 +90,7 @@ class LiveSession:
 
     # ----------------------------------------------------------------- events
 
-    def emit(self, event: Mapping[str, Any]) -> None:
+    def emit(self, event: WireEvent) -> None:
         """Send one event with the next sequence number."""
         self.seq += 1
         try:
@@ -97,14 +105,14 @@ class LiveSession:
             foreign, self._foreign = self._foreign, None
             if foreign:
                 leaf = self.store.leaf_id
-                self.emit({"type": "foreign_entries", "entryIds": foreign, "leafId": leaf})
+                self.emit(ForeignEntries(type="foreign_entries", entryIds=foreign, leafId=leaf))
         self.emit(wire_event(event))
 
     def _on_entries(self, records: list[Record], external: bool) -> None:
         for record in records:
             if self.store.get(record.id) is record:
                 node = self.tree.node(record.id)
-                self.emit({"type": "entry_appended", "entry": node, "external": external})
+                self.emit(EntryAppended(type="entry_appended", entry=node, external=external))
         if external and records:
             if self._foreign is not None:
                 self._foreign.extend(r.id for r in records)
@@ -129,7 +137,7 @@ class LiveSession:
 
     def state_changed(self) -> None:
         """Tell the editor the session's state changed (model, leaf, streaming, queues…)."""
-        self.emit({"type": "state_changed", "state": self.state()})
+        self.emit(StateChanged(type="state_changed", state=self.state()))
 
     def apply_settings(self, settings: Settings) -> None:
         """Use new settings from the next turn on (a running turn keeps its snapshot).
@@ -236,7 +244,7 @@ class LiveSession:
         self.lock.release()
         if not task.cancelled() and task.exception() is not None:
             logger.error("turn failed", exc_info=task.exception())
-            self.emit({"type": "error", "message": f"Turn failed: {task.exception()}"})
+            self.emit(TurnError(type="error", message=f"Turn failed: {task.exception()}"))
         self.state_changed()
 
     def queue(self, text: str, images: Sequence[ImageContent], kind: str) -> JsonObject:
@@ -260,18 +268,17 @@ class LiveSession:
     async def compact(self, focus: str | None) -> CompactionResult:
         """Manual compaction, announced as ``compaction_start``/``compaction_end`` events."""
         with self.writing():
-            self.emit({"type": "compaction_start", "reason": "manual"})
+            self.emit(CompactionStart(type="compaction_start", reason="manual"))
             try:
                 result = await self.agent.compact(focus)
             except BaseException as exc:
                 message = (
                     "Compaction cancelled" if isinstance(exc, asyncio.CancelledError) else str(exc)
                 )
-                self.emit({"type": "compaction_end", "errorMessage": message})
+                self.emit(CompactionEnd(type="compaction_end", errorMessage=message))
                 raise
-            self.emit(
-                {"type": "compaction_end", "result": result.model_dump(mode="json", by_alias=True)}
-            )
+            dumped = result.model_dump(mode="json", by_alias=True)
+            self.emit(CompactionEnd(type="compaction_end", result=dumped))
             return result
 
     async def navigate(

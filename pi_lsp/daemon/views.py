@@ -1,34 +1,34 @@
-"""What editors see of an open session: its state, its requests' results, its tree.
+"""What editors see of an open session: its state, its requests' results, its events, its tree.
 
-What an open session reports to editors: its state and the results of its requests.
+:class:`~pi_lsp.daemon.live_session.LiveSession` builds every answer and event through these
+types, so each shape has one definition, which the ``pi/…`` method table
+(:mod:`pi_lsp.protocol.payloads`) also uses for ``schemas/`` and the docs. Results are pydantic
+models (dumped by alias); events and tree nodes are TypedDicts over the plain JSON, as pi's agent
+events are (:mod:`pi_lsp.agent.events`). Field names are camelCase, as LSP's own are.
 
-:class:`~pi_lsp.daemon.live_session.LiveSession` builds its answers through these models and
-dumps them, so the model is the one definition of each shape; the ``pi/…`` method table
-(:mod:`pi_lsp.protocol.payloads`) uses the same classes for ``schemas/`` and the docs. Field
-names are camelCase, as LSP's own are.
-
-The session tree as an editor sees it, kept as pre-encoded JSON and updated incrementally.
-
-A tree request on a 22,000-entry session must answer in milliseconds while a turn streams, so
-every node's JSON is encoded once and re-encoded only when something about it changes: a new
-child, a label, the node entering or leaving the active path. A request then joins cached bytes.
-Nodes are listed in file order (each names its parent and children); ``roots`` are in file order.
+The tree is kept as pre-encoded JSON and updated incrementally (:class:`TreeView`): a tree
+request on a 22,000-entry session must answer in milliseconds while a turn streams, so every
+node's JSON is encoded once and re-encoded only when something about it changes: a new child, a
+label, the node entering or leaving the active path. A request then joins cached bytes. Nodes
+are listed in file order (each names its parent and children); ``roots`` are in file order.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Annotated, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, GetPydanticSchema
+from typing_extensions import TypedDict
 
-from pi_lsp.compaction.models import ContextUsage
+from pi_lsp.agent import events as agent_events
+from pi_lsp.compaction.models import CompactionResult, ContextUsage
 from pi_lsp.literals import ThinkingLevel
 from pi_lsp.session import SessionStore
-from pi_lsp.session.ids import parse_iso_ms
-from pi_lsp.session.jsonl import dumps
-from pi_lsp.session.records import Record
-from pi_lsp.session.render import entry_preview
+from pi_lsp.session.jsonl import JsonObject, Record, dumps
+from pi_lsp.session.messages import OPEN
+from pi_lsp.session.paths import parse_iso_ms
+from pi_lsp.session.projection import entry_preview
 
 
 class Result(BaseModel):
@@ -103,6 +103,146 @@ class LabelResult(Result):
     labelEntryId: str
 
 
+def _dump_of(model: type[BaseModel]) -> GetPydanticSchema:
+    """Schema of ``model`` for a field that holds its dump (plain JSON at run time)."""
+    return GetPydanticSchema(lambda _source, handler: handler(model))
+
+
+SessionStateJson = Annotated[JsonObject, _dump_of(SessionState)]
+""":class:`SessionState` dumped by alias, as events carry it."""
+CompactionResultJson = Annotated[JsonObject, _dump_of(CompactionResult)]
+""":class:`~pi_lsp.compaction.models.CompactionResult` dumped by alias (``mode="json"``)."""
+
+
+# ----------------------------------------------------------------- the tree and the events
+
+
+@OPEN
+class TreeNode(TypedDict):
+    """One entry of the tree."""
+
+    id: str
+    parentId: str | None
+    type: str
+    role: str | None
+    """``message.role`` for message entries."""
+    preview: str
+    """One line of text describing the entry."""
+    label: str | None
+    timestamp: str
+    children: list[str]
+    """Child ids, oldest first."""
+    onActivePath: bool
+    targetId: str | None
+    """``label`` and ``context_edit`` entries: the entry they act on."""
+    targetLabel: str | None
+    """``label`` entries: the label they set on ``targetId`` (null: they clear it)."""
+
+
+@OPEN
+class EntryAppended(TypedDict):
+    """A new entry (from this daemon, or another process appending to the same file)."""
+
+    type: Literal["entry_appended"]
+    entry: TreeNode
+    external: bool
+
+
+@OPEN
+class ForeignEntries(TypedDict):
+    """Another program appended to the session file while this daemon ran a turn.
+
+    The pi CLI takes no lock, so it may write during a turn here. Its entries are in the tree
+    (each was also sent as ``entry_appended`` with ``external: true``), but this turn's entries
+    and the leaf stayed on this daemon's own chain: the two turns are sibling branches, and
+    ``leafId`` is still this daemon's. Sent once, before the turn's ``agent_end``.
+    """
+
+    type: Literal["foreign_entries"]
+    entryIds: list[str]
+    """The other program's entries, in file order."""
+    leafId: str | None
+    """This daemon's leaf (on its own chain)."""
+
+
+@OPEN
+class StateChanged(TypedDict):
+    """The session's state changed."""
+
+    type: Literal["state_changed"]
+    state: SessionStateJson
+
+
+@OPEN
+class CompactionStart(TypedDict):
+    """A manual compaction started."""
+
+    type: Literal["compaction_start"]
+    reason: Literal["manual"]
+
+
+@OPEN
+class CompactionEnd(TypedDict):
+    """A manual compaction ended."""
+
+    type: Literal["compaction_end"]
+    result: NotRequired[CompactionResultJson | None]
+    errorMessage: NotRequired[str | None]
+
+
+@OPEN
+class TurnError(TypedDict):
+    """A turn stopped on an internal error."""
+
+    type: Literal["error"]
+    message: str
+
+
+@OPEN
+class MessageUpdateOut(TypedDict):
+    """``message_update`` as editors receive it: the streamed change only.
+
+    pi's event also carries the whole partial message; the daemon leaves it out (see
+    :func:`pi_lsp.daemon.live_session.wire_event`), so a delta costs a few bytes, not the
+    message so far. ``message_end`` carries the complete message.
+    """
+
+    type: Literal["message_update"]
+    assistantMessageEvent: agent_events.AssistantMessageEvent
+    """pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
+    ``contentIndex``), without its ``partial`` message."""
+
+
+WireAgentEvent = Annotated[
+    agent_events.AgentStart
+    | agent_events.AgentEnd
+    | agent_events.TurnStart
+    | agent_events.TurnEnd
+    | agent_events.MessageStart
+    | MessageUpdateOut
+    | agent_events.MessageEnd
+    | agent_events.ToolExecutionStart
+    | agent_events.ToolExecutionUpdate
+    | agent_events.ToolExecutionEnd
+    | agent_events.AutoCompactionStart
+    | agent_events.AutoCompactionEnd
+    | agent_events.AutoRetryStart
+    | agent_events.AutoRetryEnd,
+    Field(discriminator="type"),
+]
+"""pi's agent events as sent in ``pi/event`` (streaming updates without the partial message)."""
+
+
+DaemonEvent = Annotated[
+    EntryAppended | ForeignEntries | StateChanged | CompactionStart | CompactionEnd | TurnError,
+    Field(discriminator="type"),
+]
+"""Events of the daemon itself (not pi's agent)."""
+
+WireEvent = WireAgentEvent | DaemonEvent
+"""Every event a ``pi/event`` notification carries."""
+
+
 _encode = dumps  # msgspec, or escapes for lone surrogates
 
 
@@ -163,12 +303,12 @@ class TreeView:
                 if isinstance(target, str):
                     self._dirty.add(target)
 
-    def node(self, entry_id: str) -> dict[str, Any]:
+    def node(self, entry_id: str) -> TreeNode:
         """One node as the protocol describes it."""
         record = self.store.require(entry_id)
         return self._node(record, entry_id in self._current_path())
 
-    def _node(self, record: Record, on_path: bool) -> dict[str, Any]:
+    def _node(self, record: Record, on_path: bool) -> TreeNode:
         preview = self._previews.get(record.id)
         if preview is None:
             preview = self._previews[record.id] = entry_preview(record)
@@ -177,7 +317,7 @@ class TreeView:
             kids = sorted(kids, key=_order_key)
         target = record.value.get("targetId") if record.type in _TARGETED else None
         sets = record.value.get("label") if record.type == "label" else None
-        return {
+        node: TreeNode = {
             "id": record.id,
             "parentId": record.parent_id,
             "type": record.type,
@@ -190,6 +330,7 @@ class TreeView:
             "targetId": target if isinstance(target, str) else None,
             "targetLabel": sets if isinstance(sets, str) and sets else None,
         }
+        return node
 
     def _current_path(self) -> set[str]:
         leaf = self.store.leaf_id

@@ -17,21 +17,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_lsp.agent.factory import AgentOptions, create_agent_session, resolve
+from typing_extensions import TypedDict
+
+from pi_lsp.agent import AgentOptions, resolve
+from pi_lsp.agent.agent_session import create_agent_session
 from pi_lsp.agent.llm import PROVIDER_KEY_ENV, load_litellm
 from pi_lsp.agent.models import ModelRef
 from pi_lsp.agent.permissions import Asker, PermissionGate
-from pi_lsp.compaction.cut_point import text_of
+from pi_lsp.compaction.summarize import text_of
 from pi_lsp.daemon.concurrency import TurnLock, spawn
 from pi_lsp.daemon.live_session import EventSink, LiveSession
 from pi_lsp.prompt import PromptSourcesCache
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
+from pi_lsp.session.entries import SessionInfo
 from pi_lsp.session.listing import SessionLister
+from pi_lsp.session.messages import OPEN
 from pi_lsp.session.paths import agent_dir, lexical_path, session_dir
-from pi_lsp.session.wire import SessionInfo
 from pi_lsp.settings import Settings, load_settings
 from pi_lsp.tools import FileSystem
+
+
+@OPEN
+class ModelInfoOut(TypedDict):
+    """A model the daemon can use."""
+
+    id: str
+    """``provider/model``."""
+    provider: str
+    modelId: str
 
 
 class UnknownSessionError(LookupError):
@@ -315,20 +329,19 @@ class Workspaces:
 _LITELLM_PROVIDERS = {"google": "gemini", "amazon-bedrock": "bedrock", "google-vertex": "vertex_ai"}
 
 
-async def available_models(
-    settings: Settings, *, with_litellm: bool = True
-) -> list[dict[str, Any]]:
+async def available_models(settings: Settings, *, with_litellm: bool = True) -> list[ModelInfoOut]:
     """``[{id, provider, modelId}]`` of the models a user can pick.
 
     Settings' models come first, then litellm's chat models of every provider whose API key
     variable is set (litellm is imported off the event loop; ``with_litellm=False`` skips
     them, for an answer that must not wait seconds for that import).
     """
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, ModelInfoOut] = {}
 
     def add(provider: str, model_id: str) -> None:
         key = f"{provider}/{model_id}"
-        found.setdefault(key, {"id": key, "provider": provider, "modelId": model_id})
+        if key not in found:
+            found[key] = ModelInfoOut(id=key, provider=provider, modelId=model_id)
 
     if settings.defaultModel:
         ref = ModelRef.parse(

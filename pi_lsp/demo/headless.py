@@ -3,7 +3,8 @@
 It does what an editor extension does with the daemon: starts it, opens documents, applies the
 agent's ``workspace/applyEdit`` edits to its buffers (then saves them, like an editor with
 auto-save), answers permission prompts, and prints the ``pi/event`` stream as a chat
-transcript. ``make demo`` uses it; it is the reference for what a front end has to do.
+transcript; :func:`render_tree` draws the session tree as an outline. ``make demo`` uses it; it
+is the reference for what a front end has to do.
 """
 
 from __future__ import annotations
@@ -160,3 +161,31 @@ class HeadlessEditor:
 def _brief(value: Any, limit: int = 90) -> str:
     text = " ".join(str(value).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_tree(tree: dict[str, Any]) -> str:
+    """The ``pi/session/tree`` result as an indented outline (branches get guides)."""
+    nodes = {n["id"]: n for n in tree["nodes"]}
+    lines: list[str] = []
+    stack = [(root, "", "") for root in reversed(tree["roots"])]
+    while stack:
+        entry_id, lead, inherit = stack.pop()
+        node = nodes[entry_id]
+        kind = node["role"] or node["type"]
+        marks = f" [{node['label']}]" if node["label"] else ""
+        marks += " <- leaf" if entry_id == tree["leafId"] else ""
+        lines.append(f"{lead}{entry_id} {kind}: {node['preview']}{marks}")
+        kids = node["children"]
+        for index in range(len(kids) - 1, -1, -1):
+            if len(kids) == 1:
+                stack.append((kids[index], inherit, inherit))
+            else:
+                last = index == len(kids) - 1
+                stack.append(
+                    (
+                        kids[index],
+                        inherit + ("└ " if last else "├ "),
+                        inherit + ("  " if last else "│ "),
+                    )
+                )
+    return "".join(line + "\n" for line in lines)

@@ -1,7 +1,7 @@
-"""Editor-backed file access for the tools: minimal diffs, the bridge seam, EditorFileSystem.
+"""Editor-backed file access for the tools: minimal diffs, the editor seam, EditorFileSystem.
 
 No pygls or lsprotocol here (the architecture test checks it): the LSP side lives in
-``pi_lsp.bridge``.
+``pi_lsp.protocol.editor_bridge``.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from pi_lsp.edits.bridge import (
     OpenDocument,
     TextChange,
     WorkspaceChange,
+    current_tool,
     path_to_uri,
+    tool_scope,
     uri_to_path,
 )
 from pi_lsp.edits.diff import Edit, PositionEncoding, apply_edits, text_edits
 from pi_lsp.edits.editor_fs import EditorFileSystem
-from pi_lsp.edits.in_flight import current_tool, tool_scope
 
 __all__ = [
     "ApplyOutcome",

@@ -1,7 +1,7 @@
 """``EditorFileSystem``: the tools' file system when an editor is attached (decision D6).
 
 - Reads of a file the editor has open return its buffer, unsaved changes included (and the text
-  of an edit the editor accepted but has not reported back yet, see ``in_flight``).
+  of an edit the editor accepted but has not reported back yet, see ``bridge``).
 - Writes to such a file become one ``workspace/applyEdit``: minimal edits against the text the
   tool read, versioned with the version it had, labelled ``pi: <tool>``. A refusal, an error or
   no answer raises ``ToolError`` telling the model to read the file again; nothing is retried and
@@ -27,27 +27,32 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pi_lsp.edits import in_flight
 from pi_lsp.edits.bridge import (
+    DISK_MODE,
+    NO_APPLY_EDIT,
     CreateFile,
+    DiskStamp,
     EditMode,
     EditorBridge,
+    Overlay,
+    ReadSnapshot,
     TextChange,
     TextWatch,
     WorkspaceChange,
-    path_to_uri,
-    uri_key,
-)
-from pi_lsp.edits.diff import Edit, edit_intact, text_edits
-from pi_lsp.edits.in_flight import (
-    DiskStamp,
-    Overlay,
-    ReadSnapshot,
     annotation_label,
+    changed_since_read,
     current_tool,
+    mismatch,
+    path_to_uri,
+    refused,
     remember_read,
+    unconfirmed,
+    unsaved_changes,
+    uri_key,
+    user_mismatch,
 )
-from pi_lsp.edits.in_flight import take_read as _take_read
+from pi_lsp.edits.bridge import take_read as _take_read
+from pi_lsp.edits.diff import Edit, edit_intact, text_edits
 from pi_lsp.tools.base import ToolError
 from pi_lsp.tools.fs import FileStat, FileSystem, LocalFileSystem, encode_utf8
 
@@ -128,7 +133,7 @@ class EditorFileSystem:
         """Write through the editor or to the disk, as the module docstring describes.
 
         ``tool`` names the writing tool for the change annotation; by default the name set by
-        ``in_flight.tool_scope`` is used.
+        ``bridge.tool_scope`` is used.
         """
         async with self._locks[uri_key(path_to_uri(path))]:
             snapshot = _take_read(self._uri(path))
@@ -194,9 +199,9 @@ class EditorFileSystem:
     def _disk_reason(self, path: str) -> str | None:
         """Why writes to ``path`` go to the disk, or None when they go through the editor."""
         if self.edit_mode(path) == "disk":
-            return in_flight.DISK_MODE
+            return DISK_MODE
         if not self.bridge.can_apply_edits:
-            return in_flight.NO_APPLY_EDIT
+            return NO_APPLY_EDIT
         return None
 
     async def _settled_view(self, path: str) -> _View | None:
@@ -209,7 +214,7 @@ class EditorFileSystem:
             while document is not None and document.version == pending.version:
                 if self._clock() >= deadline:
                     self.overlay.drop(uri)
-                    raise ToolError(in_flight.unconfirmed(path, self.settle_timeout))
+                    raise ToolError(unconfirmed(path, self.settle_timeout))
                 await asyncio.sleep(self.poll_interval)
                 document = self.bridge.open_document(path)
             self.overlay.drop(uri)
@@ -220,7 +225,7 @@ class EditorFileSystem:
     ) -> None:
         """One versioned applyEdit turning the buffer's text into ``text``."""
         if snapshot is not None and snapshot.text != view.text:
-            raise ToolError(in_flight.changed_since_read(path))
+            raise ToolError(changed_since_read(path))
         if text == view.text:
             return
         edits = tuple(text_edits(view.text, text, self.bridge.position_encoding))
@@ -267,7 +272,7 @@ class EditorFileSystem:
         if not verdict:
             self.overlay.drop(view.uri)
             self._tell_user(path)
-            raise ToolError(in_flight.mismatch(path))
+            raise ToolError(mismatch(path))
 
     def _tell_user(self, path: str, quiet: float = 10.0) -> None:
         """Tell the user an edit of ``path`` landed wrong, at most once per ``quiet`` seconds.
@@ -277,7 +282,7 @@ class EditorFileSystem:
         now = self._clock()
         if now - self._told.get(path, now - quiet) >= quiet:
             self._told[path] = now
-            self.bridge.tell_user(in_flight.user_mismatch(path))
+            self.bridge.tell_user(user_mismatch(path))
 
     def _landed_anyway(self, path: str, base: str, expected: str) -> bool:
         """An edit applied to changed text that still landed exactly (the change was elsewhere).
@@ -314,13 +319,13 @@ class EditorFileSystem:
         change = WorkspaceChange(operations=operations, label=label, annotation=annotation)
         outcome = await self.bridge.apply_edit(change)
         if not outcome.applied:
-            raise ToolError(in_flight.refused(path, outcome.reason))
+            raise ToolError(refused(path, outcome.reason))
 
     async def _write_disk(self, path: str, text: str, reason: str) -> None:
         """A disk write, refused when an open buffer differs from the disk (unsaved changes)."""
         view = self._view(path)
         if view is not None and not await self._disk_matches(path, view.text):
-            raise ToolError(in_flight.unsaved_changes(path, reason))
+            raise ToolError(unsaved_changes(path, reason))
         await self.disk.write_text(path, text)
 
     async def _disk_matches(self, path: str, text: str) -> bool:

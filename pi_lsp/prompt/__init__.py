@@ -22,7 +22,6 @@ from pi_lsp.prompt.fs import ContextWarning
 from pi_lsp.prompt.sources import PromptSources, PromptSourcesCache, load_prompt_sources
 from pi_lsp.prompt.system_prompt import (
     BUILTIN_TOOL_SUMMARIES,
-    DEFAULT_ACTIVE_TOOLS,
     ToolSummary,
     assemble_system_prompt,
     build_system_prompt,
@@ -31,7 +30,6 @@ from pi_lsp.prompt.system_prompt import (
 
 __all__ = [
     "BUILTIN_TOOL_SUMMARIES",
-    "DEFAULT_ACTIVE_TOOLS",
     "ContextFile",
     "ContextFileRef",
     "ContextFilesReport",

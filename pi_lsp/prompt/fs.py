@@ -30,7 +30,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from pi_lsp.regular_files import MiB, read_regular
+from pi_lsp.safety import MiB, read_regular
 
 MAX_CONTEXT_FILE_BYTES = 8 * MiB
 """A context file (AGENTS.md, SYSTEM.md, git metadata) larger than this is not read."""

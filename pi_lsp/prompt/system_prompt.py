@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterable, Sequence
 from datetime import date
 from typing import NamedTuple
 
+from pi_lsp.literals import DEFAULT_ACTIVE_TOOLS
 from pi_lsp.prompt.files import ContextFile
 from pi_lsp.prompt.sources import PromptSources
 
@@ -41,9 +42,6 @@ BUILTIN_TOOL_SUMMARIES: dict[str, str] = {
     "ls": "List the entries of a directory",
 }
 """pi's built-in tools (spec §9) and how the prompt describes each."""
-
-DEFAULT_ACTIVE_TOOLS = ("read", "bash", "edit", "write")
-"""The tools active unless configured otherwise, as in pi."""
 
 
 def builtin_tool_summaries(names: Iterable[str] = DEFAULT_ACTIVE_TOOLS) -> tuple[ToolSummary, ...]:

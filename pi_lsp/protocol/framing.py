@@ -1,25 +1,31 @@
-"""Reading the editor's bytes: Content-Length frames, then checked JSON-RPC envelopes.
+"""The LSP wire before pygls: Content-Length frames, checked JSON-RPC envelopes, the early answer.
 
-LSP's base protocol (``Content-Length`` frames) as a sans-IO parser that survives bad input.
+Standard library only, so that :func:`early_initialize` can answer ``initialize`` before pygls is
+imported; the server then reads its input through the same parser and checks.
 
-pygls's reader trusts every header: ``Content-Length: abc`` or ``1e12`` raised out of the read
-loop (the daemon died), ``-1`` or ``8000000000`` waited for bytes that never come, and one wrong
-length left the stream out of sync for good. This parser is fed bytes (:meth:`FrameParser.feed`)
-and returns what it found: :class:`Message` (a parsed JSON body), :class:`BadFrame` (answered
-with -32700 by the transport) or :class:`HttpRequest` (a web page's ``fetch``: refused, never
-run). After a bad frame it resynchronises on the next ``Content-Length`` header; nothing it
-buffers grows past :data:`MAX_BODY` plus one header block. Standard library only: the bootstrap
-uses it before pygls is imported.
+**Frames.** pygls's reader trusts every header: ``Content-Length: abc`` or ``1e12`` raised out of
+the read loop (the daemon died), ``-1`` or ``8000000000`` waited for bytes that never come, and
+one wrong length left the stream out of sync for good. :class:`FrameParser` is sans-IO: it is fed
+bytes (:meth:`FrameParser.feed`) and returns what it found: :class:`Message` (a parsed JSON
+body), :class:`BadFrame` (answered with -32700 by the transport) or :class:`HttpRequest` (a web
+page's ``fetch``: refused, never run). After a bad frame it resynchronises on the next
+``Content-Length`` header; nothing it buffers grows past :data:`MAX_BODY` plus one header block.
 
-JSON-RPC 2.0 envelopes: what a parsed body must look like before pygls sees it.
+**Envelopes.** pygls structures the top-level object with ``cls(**obj)``-style hooks and raises,
+unanswered, on what it did not expect: a request without ``params`` (valid JSON-RPC), an extra
+top-level key, ``"method": 5``, a batch. :func:`check` turns every body into either a clean
+message (only ``jsonrpc``, ``id``, ``method``, ``params``/``result``/``error``; ``params`` ``[]``
+read as ``{}``, which is what Neovim sends for an empty Lua table) or the error response
+JSON-RPC requires (-32600 with the request's id when it can be told, else null). Batches are
+refused with one -32600: LSP has none.
 
-pygls structures the top-level object with ``cls(**obj)``-style hooks and raises, unanswered,
-on what it did not expect: a request without ``params`` (valid JSON-RPC), an extra top-level
-key, ``"method": 5``, a batch. :func:`check` turns every body into either a clean message
-(only ``jsonrpc``, ``id``, ``method``, ``params``/``result``/``error``; ``params`` ``[]`` read
-as ``{}``, which is what Neovim sends for an empty Lua table) or the error response JSON-RPC
-requires (-32600 with the request's id when it can be told, else null). Batches are refused
-with one -32600: LSP has none. Standard library only (the bootstrap uses it).
+**The early answer.** Importing pygls and lsprotocol takes longer than an editor should wait for
+``initialize`` (about a third of a second on an idle machine, seconds on a busy one).
+:func:`early_initialize` reads the first message; if it is ``initialize`` it answers at once with
+the capabilities the daemon always has (a test pins them to pygls's own), then the caller imports
+the server and hands it the frame parser and the events read so far, so pygls initializes
+exactly as usual (its own, second answer is dropped). Anything unexpected (not ``initialize``
+first, bad framing) is handed over the same way and answered by the server.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
 MAX_BODY = 64 * 1024 * 1024
 """Largest body accepted (bytes); a bigger frame is skipped and reported."""
@@ -297,3 +303,72 @@ def check(value: Any) -> dict[str, Any] | Refusal | None:
         params = value["params"]
         message["params"] = {} if isinstance(params, list) and not params else params
     return message
+
+
+# ----------------------------------------------------------------- the early answer
+
+SUPPORTED_ENCODINGS = ("utf-8", "utf-16", "utf-32")
+
+
+def read_first(stream: BinaryIO, parser: FrameParser) -> list[Event]:
+    """Read until the first framing event (or the end of the stream)."""
+    while True:
+        data = stream.read1(65536)  # type: ignore[attr-defined]
+        if not data:
+            return []
+        events = parser.feed(data)
+        if events:
+            return events
+
+
+def position_encoding(params: dict[str, Any]) -> str:
+    """pygls's choice: the client's first supported encoding, else UTF-16."""
+    general = (params.get("capabilities") or {}).get("general") or {}
+    for encoding in general.get("positionEncodings") or ():
+        if encoding in SUPPORTED_ENCODINGS:
+            return str(encoding)
+    return "utf-16"
+
+
+def initialize_result(params: dict[str, Any], version: str) -> dict[str, Any]:
+    """The daemon's capabilities (what pygls computes for its registered features)."""
+    return {
+        "capabilities": {
+            "positionEncoding": position_encoding(params),
+            "textDocumentSync": {"openClose": True, "change": 2, "save": False},
+            "executeCommandProvider": {"commands": []},
+            "workspace": {
+                "workspaceFolders": {"supported": True, "changeNotifications": True},
+                "fileOperations": {},
+            },
+        },
+        "serverInfo": {"name": "pi-lsp", "version": version},
+    }
+
+
+def frame(body: bytes) -> bytes:
+    """An LSP message with its headers."""
+    return f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body
+
+
+def early_initialize(
+    stdin: BinaryIO, stdout: BinaryIO, version: str
+) -> tuple[FrameParser, list[Event], Any]:
+    """Answer ``initialize`` now; returns the parser, the events read and the answered id.
+
+    The events (the ``initialize`` included) are handed to the server as they are, so pygls
+    initializes exactly as usual; its own answer to that id is dropped.
+    """
+    parser = FrameParser()
+    events = read_first(stdin, parser)
+    answered = None
+    first = events[0] if events else None
+    message = check(first.value) if isinstance(first, Message) else None
+    if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
+        params = message.get("params") or {}
+        result = initialize_result(params if isinstance(params, dict) else {}, version)
+        body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result})
+        stdout.write(frame(body.encode("utf-8")))
+        stdout.flush()
+        answered = message["id"]
+    return parser, events, answered

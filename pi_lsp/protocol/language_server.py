@@ -1,23 +1,39 @@
-"""The daemon's pygls server and protocol: typed state for handlers, checked input, raw output.
+r"""The daemon's pygls server and protocol: typed state for handlers, checked input, raw output.
 
-JSON-RPC on top of pygls: checked input, lifecycle rules, pre-encoded results and notifications.
-
-Every frame reaches the daemon through :meth:`PiProtocol.receive` (the transports in
-:mod:`pi_lsp.protocol.transport` feed it :mod:`~pi_lsp.protocol.framing` events): broken frames
-get -32700, malformed envelopes -32600 (:mod:`~pi_lsp.protocol.framing`), requests before
-``initialize`` -32002 and after ``shutdown`` -32600, unknown methods a -32601 that does not echo
-a megabyte of method name, and internal errors never carry a traceback.
+**JSON-RPC on top of pygls**: checked input, lifecycle rules, pre-encoded results and
+notifications. Every frame reaches the daemon through :meth:`PiProtocol.receive` (the
+transports in :mod:`pi_lsp.protocol.transport` feed it :mod:`~pi_lsp.protocol.framing` events):
+broken frames get -32700, malformed envelopes -32600 (:mod:`~pi_lsp.protocol.framing`),
+requests before ``initialize`` -32002 and after ``shutdown`` -32600, unknown methods a -32601
+that does not echo a megabyte of method name, and internal errors never carry a traceback.
 
 Big results (a 22k-entry tree) and the stream of agent events are encoded once with msgspec and
 written as they are, instead of pygls's ``json.dumps`` of nested objects. Late answers to
 server-to-client requests that were already given up on (cancelled or timed out) are dropped
 instead of raising inside pygls (a known pygls 2.1 problem, see ``../shared/guides``).
 
-The daemon's server: pygls's LanguageServer holding the daemon state every handler needs.
-
+**The daemon's server**: pygls's LanguageServer holding the daemon state every handler needs.
 Handlers receive this one object (pygls passes it as ``ls``), so the protocol layer is typed end
 to end: :attr:`PiLanguageServer.workspaces` owns the open sessions and folders,
 :attr:`PiLanguageServer.shows_progress` says whether the editor shows ``$/progress``.
+
+**pygls's copies of the editor's buffers** are kept equal to the editor's and watched for edits.
+pygls 2.1.1 splits documents with ``str.splitlines``, which also breaks lines at ``\v``, ``\f``
+(form feed, common in old C and Python sources), ``\x1c``-``\x1e``, ``\x85``, ``\u2028`` and
+``\u2029``. LSP breaks lines at ``\n``, ``\r\n`` and ``\r`` only, so after such a character every
+incremental ``didChange`` lands on the wrong line: the server's copy of the buffer silently
+diverges from the editor's, and edits computed from it would be applied, with a matching
+version, at the wrong place. :func:`use_lsp_line_breaks` makes a workspace split lines as LSP
+does; the server calls it once the workspace exists (in its ``initialize`` handler).
+
+After an editor answers ``workspace/applyEdit`` with ``applied: true``, its next ``didChange``
+must show the edit's result. A client may batch the edit with the user's typing into one
+notification (Neovim debounces changes), so the check is not "the text after the notification
+equals the expected text" but "some state of the document, after one of its content changes,
+was exactly the expected text": pygls applies content changes one by one
+(``TextDocument.apply_change``), and :class:`LspTextDocument` reports each one to the
+:class:`DocumentTextWatch` attached to it. An edit applied at stale positions never produces the
+expected text, so its watch ends ``False`` as soon as a newer version arrives without it.
 """
 
 from __future__ import annotations
@@ -25,7 +41,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from lsprotocol import types as T
@@ -37,10 +53,12 @@ from pygls.protocol import (
     LanguageServerProtocol,
     default_converter,
 )
+from pygls.workspace import TextDocument, Workspace
 
 from pi_lsp import __version__
 from pi_lsp.daemon.concurrency import spawn
 from pi_lsp.daemon.workspaces import Workspaces
+from pi_lsp.edits.diff import split_lines
 from pi_lsp.protocol import framing
 from pi_lsp.protocol.framing import (
     BadFrame,
@@ -93,8 +111,8 @@ class PiProtocol(LanguageServerProtocol):
     """pygls's LSP protocol plus raw JSON writes and tolerance of late answers."""
 
     answered_early: Any = None
-    """Id of an ``initialize`` already answered by :mod:`pi_lsp.bootstrap` (pygls's own answer
-    to it is dropped)."""
+    """Id of an ``initialize`` already answered by
+    :func:`~pi_lsp.protocol.framing.early_initialize` (pygls's own answer to it is dropped)."""
     initialize_seen = False
     shutdown_seen = False
     """``shutdown`` arrived (pygls's own flag is set only once its handler has finished)."""
@@ -223,6 +241,88 @@ class PiLanguageServer(LanguageServer):
         """The client shows ``$/progress`` (``window.workDoneProgress``), set at initialize."""
         self.workspaces = build_workspaces(self)
 
+    def shutdown(self) -> None:
+        """pygls's shutdown (its thread pool and transport), typed for the transports."""
+        super().shutdown()  # type: ignore[no-untyped-call]
+
     def report_server_error(self, error: Exception, source: object) -> None:
         """Log instead of popping up a message for every failed request (they are answered)."""
         logger.error("%s: %s", getattr(source, "__name__", source), error)
+
+
+# ----------------------------------------------------------------- the buffers
+
+
+class DocumentTextWatch:
+    """One watch on one document (see the module docstring); ``verdict`` as in ``TextWatch``."""
+
+    def __init__(self, document: TextDocument, expected: str) -> None:
+        self.document = document
+        self.version = document.version
+        self.expected = expected
+        self.seen = document.source == expected
+        watches(document).append(self)
+
+    def changed(self) -> None:
+        """The document took one content change: note whether it now holds the text."""
+        if not self.seen and self.document.source == self.expected:
+            self.seen = True
+
+    def verdict(self) -> bool | None:
+        """True once seen; False once a newer version came without it; None before."""
+        if self.seen:
+            return True
+        if self.document.version != self.version:
+            return False
+        return None
+
+    def close(self) -> None:
+        """Detach from the document."""
+        attached = watches(self.document)
+        if self in attached:
+            attached.remove(self)
+
+
+def watches(document: Any) -> list[DocumentTextWatch]:
+    """The watches attached to ``document`` (created on first use)."""
+    attached: list[DocumentTextWatch] | None = getattr(document, "_pi_watches", None)
+    if attached is None:
+        attached = []
+        document._pi_watches = attached
+    return attached
+
+
+def notify_watches(document: Any) -> None:
+    """Tell ``document``'s watches that it took a content change."""
+    for watch in tuple(getattr(document, "_pi_watches", ())):
+        watch.changed()
+
+
+class LspTextDocument(TextDocument):
+    """A pygls ``TextDocument`` whose lines are LSP lines."""
+
+    @property
+    def lines(self) -> Sequence[str]:
+        r"""The lines with their line breaks, split at ``\n``, ``\r\n`` and ``\r`` only."""
+        return tuple(split_lines(self.source))
+
+    def apply_change(self, change: Any) -> None:
+        """Apply one content change, then tell the edit checks watching this document."""
+        super().apply_change(change)
+        notify_watches(self)
+
+
+def use_lsp_line_breaks(workspace: Workspace) -> None:
+    """Make ``workspace`` (its open documents and every later one) split lines as LSP does."""
+    for document in workspace.text_documents.values():
+        if type(document) is TextDocument:
+            document.__class__ = LspTextDocument
+    create = workspace._create_text_document
+
+    def create_lsp_document(*args: Any, **kwargs: Any) -> TextDocument:
+        document = create(*args, **kwargs)
+        if type(document) is TextDocument:
+            document.__class__ = LspTextDocument
+        return document
+
+    workspace._create_text_document = create_lsp_document  # type: ignore[method-assign]

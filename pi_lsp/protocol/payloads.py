@@ -1,28 +1,26 @@
 """Every ``pi/…`` method's params and result, and the notifications and server requests.
 
 Params are pydantic models: they validate what editors send (a bad field is a ``-32602`` error
-naming it). What the daemon sends without validating (tree nodes, ``pi/event`` payloads,
-``pi/requestPermission``) are TypedDicts over the plain JSON, built through their type. All of
-them document every field and generate ``schemas/`` and ``docs/protocol.md``'s tables. Field
-names are camelCase, as LSP's own are. The results an open session builds (its state, prompt
-and queue answers…) live with it in :mod:`pi_lsp.daemon.views`.
+naming it). What the daemon sends without validating (``pi/event``, ``pi/requestPermission``)
+are TypedDicts over the plain JSON, built through their type. All of them document every field
+and generate ``schemas/`` and ``docs/protocol.md``'s tables. Field names are camelCase, as LSP's
+own are. What an open session builds (its state, its answers, its events and tree nodes) lives
+with it in :mod:`pi_lsp.daemon.views`.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Any, NotRequired
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
-from pi_lsp.agent import events as agent_events
-from pi_lsp.compaction.models import CompactionResult
 from pi_lsp.daemon.views import Result as _Result
-from pi_lsp.daemon.views import SessionState
+from pi_lsp.daemon.views import SessionState, TreeNode, WireEvent
+from pi_lsp.daemon.workspaces import ModelInfoOut
 from pi_lsp.literals import PermissionDecision, PermissionKind, StreamingBehavior, ThinkingLevel
-from pi_lsp.session.entries import SessionEntry
+from pi_lsp.session.entries import SessionEntry, SessionInfo
 from pi_lsp.session.messages import OPEN
-from pi_lsp.session.wire import SessionInfo
 
 
 class _Params(BaseModel):
@@ -134,28 +132,6 @@ class SessionList(_Result):
     sessions: list[SessionInfo]
 
 
-@OPEN
-class TreeNode(TypedDict):
-    """One entry of the tree."""
-
-    id: str
-    parentId: str | None
-    type: str
-    role: str | None
-    """``message.role`` for message entries."""
-    preview: str
-    """One line of text describing the entry."""
-    label: str | None
-    timestamp: str
-    children: list[str]
-    """Child ids, oldest first."""
-    onActivePath: bool
-    targetId: str | None
-    """``label`` and ``context_edit`` entries: the entry they act on."""
-    targetLabel: str | None
-    """``label`` entries: the label they set on ``targetId`` (null: they clear it)."""
-
-
 class TreeResult(_Result):
     """Every entry; nodes in file order, roots (and orphans) in file order."""
 
@@ -183,15 +159,6 @@ class ForkResult(_Result):
     editorText: str | None
 
 
-class ModelInfoOut(_Result):
-    """A model the daemon can use."""
-
-    id: str
-    """``provider/model``."""
-    provider: str
-    modelId: str
-
-
 class ModelsResult(_Result):
     """Models of providers with credentials set, plus configured ones."""
 
@@ -203,110 +170,6 @@ class Empty(_Result):
 
 
 # ----------------------------------------------------------------- notifications, server requests
-
-
-@OPEN
-class EntryAppended(TypedDict):
-    """A new entry (from this daemon, or another process appending to the same file)."""
-
-    type: Literal["entry_appended"]
-    entry: TreeNode
-    external: bool
-
-
-@OPEN
-class ForeignEntries(TypedDict):
-    """Another program appended to the session file while this daemon ran a turn.
-
-    The pi CLI takes no lock, so it may write during a turn here. Its entries are in the tree
-    (each was also sent as ``entry_appended`` with ``external: true``), but this turn's entries
-    and the leaf stayed on this daemon's own chain: the two turns are sibling branches, and
-    ``leafId`` is still this daemon's. Sent once, before the turn's ``agent_end``.
-    """
-
-    type: Literal["foreign_entries"]
-    entryIds: list[str]
-    """The other program's entries, in file order."""
-    leafId: str | None
-    """This daemon's leaf (on its own chain)."""
-
-
-@OPEN
-class StateChanged(TypedDict):
-    """The session's state changed."""
-
-    type: Literal["state_changed"]
-    state: SessionState
-
-
-@OPEN
-class CompactionStart(TypedDict):
-    """A manual compaction started."""
-
-    type: Literal["compaction_start"]
-    reason: Literal["manual"]
-
-
-@OPEN
-class CompactionEnd(TypedDict):
-    """A manual compaction ended."""
-
-    type: Literal["compaction_end"]
-    result: NotRequired[CompactionResult | None]
-    errorMessage: NotRequired[str | None]
-
-
-@OPEN
-class TurnError(TypedDict):
-    """A turn stopped on an internal error."""
-
-    type: Literal["error"]
-    message: str
-
-
-@OPEN
-class MessageUpdateOut(TypedDict):
-    """``message_update`` as editors receive it: the streamed change only.
-
-    pi's event also carries the whole partial message; the daemon leaves it out (see
-    :func:`pi_lsp.daemon.live_session.wire_event`), so a delta costs a few bytes, not the
-    message so far. ``message_end`` carries the complete message.
-    """
-
-    type: Literal["message_update"]
-    assistantMessageEvent: agent_events.AssistantMessageEvent
-    """pi's sub-event (``text_delta``, ``thinking_delta``, ``toolcall_delta``, … with
-    ``contentIndex``), without its ``partial`` message."""
-
-
-WireAgentEvent = Annotated[
-    agent_events.AgentStart
-    | agent_events.AgentEnd
-    | agent_events.TurnStart
-    | agent_events.TurnEnd
-    | agent_events.MessageStart
-    | MessageUpdateOut
-    | agent_events.MessageEnd
-    | agent_events.ToolExecutionStart
-    | agent_events.ToolExecutionUpdate
-    | agent_events.ToolExecutionEnd
-    | agent_events.AutoCompactionStart
-    | agent_events.AutoCompactionEnd
-    | agent_events.AutoRetryStart
-    | agent_events.AutoRetryEnd,
-    Field(discriminator="type"),
-]
-"""pi's agent events as sent in ``pi/event`` (streaming updates without the partial message)."""
-
-
-DaemonEvent = Annotated[
-    EntryAppended | ForeignEntries | StateChanged | CompactionStart | CompactionEnd | TurnError,
-    Field(discriminator="type"),
-]
-"""Events of the daemon itself (not pi's agent)."""
-
-WireEvent = WireAgentEvent | DaemonEvent
-"""Every event a ``pi/event`` notification carries."""
 
 
 @OPEN

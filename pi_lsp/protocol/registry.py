@@ -1,15 +1,14 @@
-"""Wiring: handlers registered on the server, params checked, domain errors mapped to codes.
+"""Wiring: the server built, its handlers registered, params checked, domain errors mapped to codes.
 
-Wiring: every ``pi/…`` method and LSP lifecycle notification registered on the server.
+:func:`create_server` builds the daemon's server and its one :class:`Workspaces`, whose events,
+edits and permission questions go to that server's editor. Every ``pi/…`` method and LSP
+lifecycle notification is registered on it.
 
 A handler exception never stops the daemon: known domain errors become JSON-RPC errors with a
 code and a message saying what to do; anything else is logged with its traceback and answered as
-an internal error naming the exception.
-
-Domain errors as JSON-RPC errors: one code per kind, the message says what to do.
-
-The codes and the checks are protocol-free (:mod:`pi_lsp.daemon.errors`, shared with the ACP
-face); this module makes pygls exceptions of them.
+an internal error naming the exception. The codes and the checks are protocol-free
+(:mod:`pi_lsp.daemon.errors`, shared with the ACP face); this module makes pygls exceptions of
+them.
 """
 
 from __future__ import annotations
@@ -26,22 +25,58 @@ from pydantic import BaseModel, ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 
 from pi_lsp.agent.permissions import Asker, PermissionRequest
-from pi_lsp.bridge.documents import use_lsp_line_breaks
 from pi_lsp.daemon.concurrency import spawn
-from pi_lsp.daemon.errors import (
-    bounded,
-    error_code,
-    not_unicode,
-)
+from pi_lsp.daemon.errors import bounded, error_code, not_unicode
+from pi_lsp.daemon.views import WireEvent
+from pi_lsp.daemon.workspaces import Folder, Workspaces
+from pi_lsp.edits.bridge import EditMode
+from pi_lsp.edits.editor_fs import EditorFileSystem
 from pi_lsp.literals import PermissionDecision
-from pi_lsp.protocol.language_server import PiLanguageServer
+from pi_lsp.protocol.editor_bridge import PyglsEditorBridge
+from pi_lsp.protocol.language_server import PiLanguageServer, use_lsp_line_breaks
 from pi_lsp.protocol.methods import METHODS, Answer, Method
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.protocol.payloads import EventNotification, PermissionRequestParams
+from pi_lsp.session.jsonl import JsonObject, dumps
+from pi_lsp.tools import FileSystem
 
 logger = logging.getLogger(__name__)
 
 RequestHandler = Callable[[PiLanguageServer, JsonObject | None], Awaitable[Answer]]
 """What pygls calls for a ``pi/…`` request: the server (as ``ls``) and the raw params."""
+
+
+def create_server() -> PiLanguageServer:
+    """A fully wired daemon (not yet serving)."""
+    server = PiLanguageServer(_workspaces)
+    register(server)
+    return server
+
+
+def _workspaces(server: PiLanguageServer) -> Workspaces:
+    """The daemon's one :class:`Workspaces`, reporting to ``server``'s editor.
+
+    Events, edits and permission questions all go to that editor.
+    """
+    protocol = server.protocol
+
+    def sink(session_id: str, seq: int, event: WireEvent) -> None:
+        notification: EventNotification = {"sessionId": session_id, "seq": seq, "event": event}
+        protocol.notify_raw("pi/event", dumps(notification))
+
+    def edit_mode(path: str) -> EditMode:
+        """The ``editMode`` of the folder holding ``path`` (read at every write)."""
+        return server.workspaces.folder_of_path(path).settings.editMode
+
+    # One editor file system per connection: it tracks edits in flight and per-file write locks
+    # across every session of the editor.
+    editor_fs = EditorFileSystem(PyglsEditorBridge(server), edit_mode=edit_mode)
+
+    def file_system(_workspace: Folder, _session_id: str) -> FileSystem:
+        return editor_fs
+
+    return Workspaces(
+        sink, fs_factory=file_system, asker_factory=lambda sid: permission_asker(server, sid)
+    )
 
 
 def register(server: PiLanguageServer) -> None:
@@ -160,7 +195,7 @@ def permission_asker(server: PiLanguageServer, session_id: str) -> Asker:
         If the question is cancelled (abort, close, shutdown, timeout) the editor is told with
         ``$/cancelRequest`` for that request, so it can withdraw its prompt.
         """
-        params = {
+        params: PermissionRequestParams = {
             "sessionId": session_id,
             "kind": request.kind,
             "toolName": request.tool_name,

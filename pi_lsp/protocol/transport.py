@@ -40,9 +40,11 @@ from typing import Any, BinaryIO
 
 from pygls.io_ import StdoutWriter
 
+from pi_lsp.daemon import log_to_stderr
 from pi_lsp.protocol import framing
 from pi_lsp.protocol.framing import MAX_BODY, Event, FrameParser, HttpRequest, Message
-from pi_lsp.protocol.language_server import PiProtocol
+from pi_lsp.protocol.language_server import PiLanguageServer, PiProtocol
+from pi_lsp.protocol.registry import create_server
 from pi_lsp.session.jsonl import dumps
 
 logger = logging.getLogger(__name__)
@@ -70,11 +72,37 @@ async def pump(
 
 
 def serve_stdio(
-    server: Any,
+    log_level: str = "warning",
+    *,
+    stdin: BinaryIO | None = None,
+    early: tuple[FrameParser, list[Event], Any] | None = None,
+) -> None:
+    """Serve the editor on stdin/stdout until it disconnects.
+
+    ``early`` (the frame parser, the events it has read and the id of an ``initialize`` already
+    answered) comes from :func:`~pi_lsp.protocol.framing.early_initialize` when ``initialize``
+    was answered before pygls was imported.
+    """
+    _setup_logging(log_level)
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr  # nothing but protocol may reach the real stdout
+    server = create_server()
+    parser, pending, answered = early or (FrameParser(), [], None)
+    server.protocol.answered_early = answered
+    _serve_streams(server, stdin or sys.stdin.buffer, stdout, parser, pending)
+
+
+def _setup_logging(level: str) -> None:
+    root = log_to_stderr(level)
+    logging.getLogger("pygls").setLevel(max(logging.WARNING, root.level))
+
+
+def _serve_streams(
+    server: PiLanguageServer,
     stdin: BinaryIO,
     stdout: BinaryIO,
-    parser: FrameParser | None = None,
-    pending: Iterable[Event] = (),
+    parser: FrameParser,
+    pending: Iterable[Event],
 ) -> None:
     """Serve ``server`` on a byte stream pair until the input ends."""
     protocol = server.protocol
@@ -87,7 +115,7 @@ def serve_stdio(
         def read() -> Awaitable[bytes]:
             return loop.run_in_executor(server.thread_pool, stdin.read1, CHUNK)  # type: ignore[attr-defined]
 
-        await pump(read, protocol, parser or FrameParser(), pending)
+        await pump(read, protocol, parser, pending)
 
     try:
         asyncio.run(main())
@@ -140,14 +168,15 @@ def make_token(agent: Path, port: int) -> tuple[str, Path | None]:
 
 
 def _frame(message: dict[str, Any]) -> bytes:
-    body = dumps(message)
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+    return framing.frame(dumps(message))
 
 
 class TcpServer:
     """Accepts connections; see the module docstring."""
 
-    def __init__(self, server: Any, token: str, token_file: Path | None = None) -> None:
+    def __init__(
+        self, server: PiLanguageServer, token: str, token_file: Path | None = None
+    ) -> None:
         self.server = server
         self.token_file = token_file
         self.protocol: PiProtocol = server.protocol
@@ -236,8 +265,16 @@ def _request_id(event: Event) -> Any:
     return msg_id if isinstance(msg_id, str | int) and not isinstance(msg_id, bool) else None
 
 
-def serve_tcp(server: Any, host: str, port: int, agent: Path) -> int:
-    """Serve one authenticated editor on ``host:port``; returns the exit status."""
+def serve_tcp(port: int, log_level: str = "warning") -> int:
+    """Serve one authenticated editor on 127.0.0.1:``port`` (never on other interfaces).
+
+    Returns the exit status.
+    """
+    host = "127.0.0.1"
+    _setup_logging(log_level)
+    sys.stdout = sys.stderr
+    server = create_server()
+    agent = server.workspaces.agent_dir
     try:
         token, path = make_token(agent, port)
     except (TokenError, OSError) as exc:

@@ -5,9 +5,9 @@ Plain Python; never imports pygls or lsprotocol (see tests/unit/test_architectur
 
 from pi_lsp.session.appends import ABSENT
 from pi_lsp.session.context import SessionContext, build_context
-from pi_lsp.session.records import Diagnostic, EntryNotFoundError, Record, SessionFileError
+from pi_lsp.session.jsonl import Diagnostic, Record, SessionFileError
 from pi_lsp.session.store import SessionStore
-from pi_lsp.session.tree import path_to_root
+from pi_lsp.session.tree import EntryNotFoundError, path_to_root
 
 __all__ = [
     "ABSENT",

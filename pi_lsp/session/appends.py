@@ -17,8 +17,7 @@ from typing import Annotated, Any
 from pydantic import Field, TypeAdapter, ValidationError
 
 from pi_lsp.session.context import SessionContext
-from pi_lsp.session.ids import parse_iso_ms
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.messages import (
     AssistantMessage,
     BashExecutionMessage,
@@ -27,8 +26,8 @@ from pi_lsp.session.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from pi_lsp.session.paths import parse_iso_ms
 from pi_lsp.session.projection import current_system_message
-from pi_lsp.session.records import Record
 
 _LINE_BREAKS = re.compile(r"[\r\n]+")
 

@@ -11,12 +11,20 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pi_lsp.regular_files import open_regular
-from pi_lsp.session.ids import Clock, IdFactory, now, random_uuid
-from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line, loads
-from pi_lsp.session.paths import lexical_path, same_cwd, session_dir, shared_folder
+from pi_lsp.safety import open_regular
+from pi_lsp.session.entries import SessionHeader, as_header
+from pi_lsp.session.jsonl import Record, SessionFileError, dumps, dumps_line, loads
+from pi_lsp.session.paths import (
+    Clock,
+    IdFactory,
+    lexical_path,
+    now,
+    random_uuid,
+    same_cwd,
+    session_dir,
+    shared_folder,
+)
 from pi_lsp.session.reader import read_session_file
-from pi_lsp.session.records import Record, SessionFileError
 from pi_lsp.session.session_file import create_exclusive
 from pi_lsp.session.store import SessionStore
 
@@ -101,7 +109,7 @@ def fork_from(
     return SessionStore.open(new.path, clock=clock, uuids=uuids)
 
 
-def read_header(path: Path, limit: int = 65536) -> JsonObject | None:
+def read_header(path: Path, limit: int = 65536) -> SessionHeader | None:
     """The header of a session file from its first line, or None if it has none."""
     try:
         fd = open_regular(path)  # a FIFO named *.jsonl must not stall discovery
@@ -118,13 +126,7 @@ def read_header(path: Path, limit: int = 65536) -> JsonObject | None:
         value = loads(first)
     except ValueError:
         return None
-    if (
-        isinstance(value, dict)
-        and value.get("type") == "session"
-        and isinstance(value.get("id"), str)
-    ):
-        return value
-    return None
+    return as_header(value)
 
 
 def most_recent_session(directory: Path, cwd: str | None = None) -> Path | None:

@@ -8,7 +8,7 @@ messages), then everything after it, each one as changed by the latest ``context
 it. :class:`ContextBuilder` is how a store evaluates it: the same result from the settings the
 index inherited per entry and one cached path, so appends and branching along a path cost a
 walk to that path and two list slices (``tests/unit/session/test_context_builder.py`` checks it
-against the definition).
+against the definition). :func:`render_context` prints a context as a terminal transcript.
 """
 
 from __future__ import annotations
@@ -17,15 +17,17 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.entries import ContextOut, ModelOut
+from pi_lsp.session.jsonl import Record
+from pi_lsp.session.messages import ContextMessage
 from pi_lsp.session.projection import (
     Projected,
     context_records,
     entry_messages,
     is_system,
+    message_preview,
     project,
 )
-from pi_lsp.session.records import PathAnchors, Record
 from pi_lsp.session.tree import path_to_root
 
 
@@ -37,25 +39,23 @@ class SessionContext:
     for every file pi writes), ``"off"`` when there is none.
     """
 
-    messages: list[JsonObject] = field(default_factory=list)
+    messages: list[ContextMessage] = field(default_factory=list)
     """Agent messages in order; ``message`` payloads are shared with the store, not copied."""
     entry_ids: list[str] = field(default_factory=list)
     """Id of the entry each message came from (the compaction's id for its summary)."""
     thinking_level: Any = "off"
-    model: JsonObject | None = None
+    model: ModelOut | None = None
     """``{"provider", "modelId"}`` from the last model change or assistant message on the path."""
     has_thinking_entry: bool = False
     """True when a ``thinking_level_change`` lies on the path (pi then uses it, not a default)."""
     edited_ids: set[str] = field(default_factory=set)
     """Entries whose messages a ``context_edit`` changed (their token counts are not cached)."""
 
-    def to_json(self) -> JsonObject:
+    def to_json(self) -> ContextOut:
         """The corpus ``context`` field shape."""
-        return {
-            "messages": self.messages,
-            "thinkingLevel": self.thinking_level,
-            "model": self.model,
-        }
+        return ContextOut(
+            messages=self.messages, thinkingLevel=self.thinking_level, model=self.model
+        )
 
 
 def _scan_settings(context: SessionContext, record: Record) -> None:
@@ -69,21 +69,6 @@ def _scan_settings(context: SessionContext, record: Record) -> None:
     elif kind == "message" and record.role == "assistant":
         message = record.value["message"]
         context.model = {"provider": message.get("provider"), "modelId": message.get("model")}
-
-
-ROOT_SETTINGS: PathAnchors = (None, None, None)
-
-
-def inherit_settings(record: Record, base: PathAnchors) -> PathAnchors:
-    """The settings at ``record`` given those at its parent (computed once, at indexing)."""
-    kind = record.type
-    if kind == "thinking_level_change":
-        return (record.id, base[1], base[2])
-    if kind == "model_change" or (kind == "message" and record.role == "assistant"):
-        return (base[0], record.id, base[2])
-    if kind == "compaction":
-        return (base[0], base[1], record.id)
-    return base
 
 
 def build_context(path: list[Record]) -> SessionContext:
@@ -115,12 +100,18 @@ def build_context(path: list[Record]) -> SessionContext:
 
 
 def _emit(context: SessionContext, projected: Iterable[Projected]) -> None:
+    """Lay the projected entries' messages end to end in ``context``.
+
+    The projection's plain JSON becomes pi's ``AgentMessage`` here: the context is where the
+    session hands messages out, typed (unvalidated, as pi types ``JSON.parse`` output).
+    """
+    messages: list[Any] = context.messages
     for entry in projected:
         entry_id = entry.record.id
         if entry.edited:
             context.edited_ids.add(entry_id)
         for message in entry.messages:
-            context.messages.append(message)
+            messages.append(message)
             context.entry_ids.append(entry_id)
 
 
@@ -138,7 +129,7 @@ class _Spine:
     def __init__(self, records: list[Record]) -> None:
         self.records: list[Record] = []
         self.pos: dict[str, int] = {}
-        self.messages: list[JsonObject] = []
+        self.messages: list[ContextMessage] = []
         self.ids: list[str] = []
         self.ends = [0]
         self.edits = [0]
@@ -151,7 +142,8 @@ class _Spine:
 
     def extend(self, records: list[Record]) -> None:
         """Append root-first records whose first one is a child of the last one."""
-        pos, messages, ids, ends, edits = self.pos, self.messages, self.ids, self.ends, self.edits
+        pos, ids, ends, edits = self.pos, self.ids, self.ends, self.edits
+        messages: list[Any] = self.messages  # plain JSON typed as pi's messages, as in _emit
         at = len(self.records)
         self.records.extend(records)
         count = len(messages)
@@ -218,7 +210,7 @@ class ContextBuilder:
         self._by_id = by_id
         self._reliable = reliable
         self._spines: list[_Spine] = []
-        self._heads: dict[str, tuple[list[JsonObject], list[str]]] = {}
+        self._heads: dict[str, tuple[list[ContextMessage], list[str]]] = {}
 
     def clear(self) -> None:
         """Forget what was walked (the index changed in a way appends do not cover)."""
@@ -272,12 +264,12 @@ class ContextBuilder:
 
     def _head(
         self, spine: _Spine, compaction: Record, kept_from: int | None
-    ) -> tuple[list[JsonObject], list[str]]:
+    ) -> tuple[list[ContextMessage], list[str]]:
         """The compaction's messages, then those of its kept range (no system, no compaction)."""
         head = self._heads.get(compaction.id)
         if head is not None:
             return head
-        messages = list(entry_messages(compaction))
+        messages: list[Any] = list(entry_messages(compaction))  # typed as in _emit
         ids = [compaction.id] * len(messages)
         if kept_from is not None:
             for record in spine.records[kept_from : spine.pos[compaction.id]]:
@@ -372,3 +364,14 @@ class ContextBuilder:
         grown = _Spine([*up, *spine.records])
         self._spines[self._spines.index(spine)] = grown
         return grown, (up[0] if entry_id is None or up[0].id == entry_id else None)
+
+
+def render_context(context: SessionContext) -> str:
+    """A transcript of a context, one line per message, then model and thinking level."""
+    lines = [f"[{m.get('role')}] {message_preview(m)}" for m in context.messages]
+    model = context.model
+    where = f"{model.get('provider')}/{model.get('modelId')}" if model else "(none)"
+    lines.append(
+        f"-- {len(context.messages)} messages; model {where}; thinking {context.thinking_level}"
+    )
+    return "".join(line + "\n" for line in lines)

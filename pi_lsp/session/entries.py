@@ -4,16 +4,20 @@ Spec §1.3–1.4, plus pi 1.6.0's ``context_edit`` and ``usage`` entries and ``s
 A loaded entry is the parsed JSON of its line (unknown fields survive, D1); these types name its
 keys, and ``schemas/session-line.schema.json`` is generated from them. Legacy version-1 lines
 (no ``id``/``parentId``) have their own types so that every line pi ever wrote validates.
+
+Last, what the session layer hands out about its files: list metadata (:class:`SessionInfo`, a
+model the lister builds), the tree and the context (TypedDicts over the plain JSON the CLI
+prints). They fix the shapes the CLI prints (the corpus field names) and the daemon sends.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired, cast
 
-from pydantic import Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from typing_extensions import TypedDict
 
-from pi_lsp.session.messages import OPEN, StoredMessage, SystemMessage, UserBlock
+from pi_lsp.session.messages import OPEN, ContextMessage, StoredMessage, SystemMessage, UserBlock
 
 CURRENT_VERSION = 3
 """Version pi v0.58.3 writes; older files are migrated on load (spec §1.7)."""
@@ -34,6 +38,21 @@ class SessionHeader(TypedDict):
     """Working directory the session belongs to."""
     parentSession: NotRequired[str | None]
     """Absolute path of the file this one was branched or forked from."""
+
+
+def as_header(value: object) -> SessionHeader | None:
+    """``value`` (a parsed line) as a session header: an object of type ``session`` with an id.
+
+    None when it is not one. Nothing more is checked: pi_lsp takes what it reads as pi does
+    (``JSON.parse`` as the interface), so foreign fields and odd values survive.
+    """
+    if (
+        isinstance(value, dict)
+        and value.get("type") == "session"
+        and isinstance(value.get("id"), str)
+    ):
+        return cast(SessionHeader, value)
+    return None
 
 
 @OPEN
@@ -237,3 +256,64 @@ SessionLine = SessionHeader | SessionEntry | LegacyEntry
 
 SESSION_LINE: TypeAdapter[SessionLine] = TypeAdapter(SessionLine)
 """Validates one line of any version (tests check what pi_lsp writes with it)."""
+
+
+class SessionInfo(BaseModel):
+    """pi's ``SessionInfo`` for one session file (spec §2)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    id: str
+    cwd: str
+    """Header cwd, ``""`` when missing."""
+    name: str | None = None
+    """Latest non-empty ``session_info`` name (any branch)."""
+    parentSessionPath: str | None = None
+    created: str | None = None
+    """Header timestamp (ISO); null when unparsable."""
+    modified: str
+    """Latest user/assistant message time, else the header time, else the file mtime (ISO)."""
+    messageCount: int
+    """``message`` entries of any role on every branch."""
+    firstMessage: str
+    """Text of the first user message, or ``(no messages)``."""
+    allMessagesText: str
+    """Texts of all user and assistant messages joined by spaces (for search)."""
+
+
+@OPEN
+class TreeNodeOut(TypedDict):
+    """One node of ``pi-lsp sessions tree --json``."""
+
+    id: str
+    parentId: str | None
+    type: str
+    timestamp: NotRequired[str | None]
+    label: str | None
+    children: list[str]
+
+
+@OPEN
+class TreeOut(TypedDict):
+    """Roots (file order, orphans included) and nodes in depth-first pre-order."""
+
+    roots: list[str]
+    nodes: list[TreeNodeOut]
+
+
+@OPEN
+class ModelOut(TypedDict):
+    """Provider and model id (from a ``model_change`` entry or an assistant message)."""
+
+    provider: Any
+    modelId: Any
+
+
+@OPEN
+class ContextOut(TypedDict):
+    """pi's ``buildSessionContext`` result: ``pi-lsp sessions context --json``."""
+
+    messages: list[ContextMessage]
+    thinkingLevel: Any
+    model: ModelOut | None

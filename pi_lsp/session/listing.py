@@ -24,17 +24,19 @@ from typing import Any, cast
 
 import msgspec
 
-from pi_lsp.regular_files import open_regular
-from pi_lsp.session.ids import iso_time, parse_iso_ms
+from pi_lsp.safety import open_regular
+from pi_lsp.session.entries import SessionInfo
 from pi_lsp.session.jsonl import JsonLineError, loads
+from pi_lsp.session.messages import content_text
 from pi_lsp.session.paths import (
     custom_session_dir,
+    iso_time,
+    parse_iso_ms,
     same_cwd,
     session_dir,
     sessions_root,
     shared_folder,
 )
-from pi_lsp.session.wire import SessionInfo
 
 
 class _Message(msgspec.Struct):
@@ -68,12 +70,12 @@ _decode_line = msgspec.json.Decoder(_Line).decode
 _decode_content = msgspec.json.Decoder(str | list[_Block]).decode
 
 
-def _content_text(raw: msgspec.Raw) -> str:
+def _raw_text(raw: msgspec.Raw) -> str:
     """Text of a content value: the string, or its text blocks joined by one space."""
     try:
         content = _decode_content(raw)
     except msgspec.DecodeError:  # odd shapes: fall back to plain JSON
-        return _text_of(msgspec.json.decode(raw))
+        return content_text(msgspec.json.decode(raw), " ")
     if isinstance(content, str):
         return content
     return " ".join(b.text for b in content if b.type == "text" and isinstance(b.text, str))
@@ -100,18 +102,6 @@ class _Scan:
         if header is None:
             return self.consumed > HEADER_LIMIT
         return not isinstance(header, dict) or header.get("type") != "session"
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(
-            b["text"]
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        )
-    return ""
 
 
 def _parse(line: bytes) -> _Line | None:
@@ -161,7 +151,7 @@ def _feed(scan: _Scan, data: bytes) -> None:
         if message is None or message.role not in ("user", "assistant") or not message.content:
             continue
         _activity(scan, message.timestamp, parsed.timestamp)
-        text = _content_text(message.content)
+        text = _raw_text(message.content)
         if text:
             if scan.text_chars < TEXT_LIMIT:
                 kept = text[: TEXT_LIMIT - scan.text_chars]

@@ -5,17 +5,24 @@ compaction, then the kept range without its ``system`` messages, then everything
 ``project`` is ``buildSessionProjection``: every entry becomes zero or more messages, and the
 latest ``context_edit`` per target within those entries omits it (``replacement: null``) or
 replaces its content. Context building, compaction planning and branch summaries all read
-entries through these functions, so the three agree with each other and with pi. Pure.
+entries through these functions, so the three agree with each other and with pi.
+
+What an entry says to a person is here too: :func:`entry_preview` and :func:`message_preview`
+make the one-line previews of the tree view and the terminal transcripts. Pure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
-from pi_lsp.session.ids import parse_iso_ms
-from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.records import Record
+from pi_lsp.session.jsonl import JsonObject, Record
+from pi_lsp.session.messages import (
+    SystemMessage,
+    content_text,
+)
+from pi_lsp.session.paths import parse_iso_ms
 
 EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
 """Roles whose content a ``context_edit`` replacement changes (summaries and system stay)."""
@@ -32,22 +39,31 @@ class Projected:
     compaction that projects to nothing)."""
 
 
-def _ms(record: Record) -> object:
+def _ms(record: Record) -> Any:
+    """Epoch ms of the entry's time; None when unparsable (pi's ``NaN``, written as null)."""
     return parse_iso_ms(record.timestamp)
 
 
-def compaction_message(record: Record) -> JsonObject:
-    """The ``compactionSummary`` message a compaction entry stands for."""
+def _summary_message(record: Record, role: str, key: str) -> JsonObject:
+    """The shape both of pi's summary messages share: role, summary, one field of the entry, time.
+
+    Fields are taken as the entry holds them (unvalidated, as pi reads them).
+    """
     value = record.value
     return {
-        "role": "compactionSummary",
+        "role": role,
         "summary": value.get("summary"),
-        "tokensBefore": value.get("tokensBefore"),
+        key: value.get(key),
         "timestamp": _ms(record),
     }
 
 
-def custom_message(record: Record, content: object) -> JsonObject:
+def compaction_message(record: Record) -> JsonObject:
+    """pi's ``createCompactionSummaryMessage`` for a compaction entry."""
+    return _summary_message(record, "compactionSummary", "tokensBefore")
+
+
+def custom_message(record: Record, content: Any) -> JsonObject:
     """pi's ``createCustomMessage`` for a ``custom_message`` entry."""
     value = record.value
     out: JsonObject = {
@@ -58,32 +74,29 @@ def custom_message(record: Record, content: object) -> JsonObject:
     }
     if "details" in value:
         out["details"] = value["details"]
-    out["timestamp"] = _ms(record)
+    out["timestamp"] = _ms(record)  # last, as pi's object literal has it
     return out
 
 
 def branch_summary_message(record: Record) -> JsonObject:
     """pi's ``createBranchSummaryMessage`` for a ``branch_summary`` entry."""
-    value = record.value
-    return {
-        "role": "branchSummary",
-        "summary": value.get("summary"),
-        "fromId": value.get("fromId"),
-        "timestamp": _ms(record),
-    }
+    return _summary_message(record, "branchSummary", "fromId")
 
 
 def message_of(record: Record) -> JsonObject | None:
-    """A ``message`` entry's message, with pi's repair of a null content; else None."""
+    """A ``message`` entry's message, with pi's repair of a null content; else None.
+
+    The stored object is taken as the message it says it is, unvalidated, as pi reads it.
+    """
     message = record.value.get("message")
     if not isinstance(message, dict):
         return None
     if message.get("content") is None:
         role = message.get("role")
         if role == "system":
-            return {**message, "content": ""}
-        if role in ("user", "assistant", "toolResult"):
-            return {**message, "content": []}
+            message = {**message, "content": ""}
+        elif role in ("user", "assistant", "toolResult"):
+            message = {**message, "content": []}
     return message
 
 
@@ -101,7 +114,9 @@ def entry_messages(record: Record) -> list[JsonObject]:
     if kind == "compaction":
         system = record.value.get("systemMessage")
         summary = compaction_message(record)
-        return [system, summary] if isinstance(system, dict) and system else [summary]
+        if isinstance(system, dict) and system:
+            return [system, summary]
+        return [summary]
     return []
 
 
@@ -183,17 +198,7 @@ def project_path(path: Sequence[Record]) -> list[Projected]:
     return project(context_records(path))
 
 
-def _content_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(
-        str(b.get("text")) for b in content if isinstance(b, dict) and b.get("type") == "text"
-    )
-
-
-def current_system_message(messages: Iterable[JsonObject]) -> JsonObject | None:
+def current_system_message(messages: Iterable[Mapping[str, Any]]) -> SystemMessage | None:
     """pi-ai's ``getCurrentSystemMessage``: every system message replayed into one.
 
     Contents are joined, sections patched by name (``null`` removes one), tools resolved by
@@ -204,12 +209,13 @@ def current_system_message(messages: Iterable[JsonObject]) -> JsonObject | None:
     sections: dict[str, object] = {}
     tools: dict[str, object] = {}
     timestamp: object = None
-    for message in messages:
-        if message.get("role") != "system":
+    for item in messages:
+        if item.get("role") != "system":
             continue
+        message = cast(SystemMessage, item)
         if timestamp is None:
             timestamp = message.get("timestamp")
-        text = _content_text(message.get("content"))
+        text = content_text(message.get("content"))
         if text:
             content.append(text)
         patch = message.get("sections")
@@ -232,4 +238,74 @@ def current_system_message(messages: Iterable[JsonObject]) -> JsonObject | None:
     if tools:
         out["toolsAdded"] = list(tools.values())
     out["timestamp"] = 0 if timestamp is None else timestamp
-    return out
+    return cast(SystemMessage, out)
+
+
+PREVIEW_CHARS = 80
+
+
+def _one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def preview_text(content: Any) -> str:
+    """Text of a string or of the text blocks of a content list, joined by spaces."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif kind == "toolCall":
+                parts.append(f"{block.get('name')}(…)")
+            elif kind == "image":
+                parts.append("[image]")
+        return " ".join(parts)
+    return ""
+
+
+def message_preview(message: Mapping[str, Any]) -> str:
+    """One line describing an agent message."""
+    role = message.get("role")
+    if role == "bashExecution":
+        return _one_line(f"$ {message.get('command', '')}")
+    if role in ("branchSummary", "compactionSummary"):
+        return _one_line(str(message.get("summary", "")))
+    if role == "toolResult":
+        return _one_line(f"{message.get('toolName')}: {preview_text(message.get('content'))}")
+    return _one_line(preview_text(message.get("content")))
+
+
+def entry_preview(record: Record) -> str:
+    """One line describing an entry (the tree view's preview)."""
+    value = record.value
+    kind = record.type
+    if kind == "message":
+        message = value.get("message")
+        return message_preview(message) if isinstance(message, dict) else ""
+    if kind == "thinking_level_change":
+        return f"thinking: {value.get('thinkingLevel')}"
+    if kind == "model_change":
+        return f"model: {value.get('provider')}/{value.get('modelId')}"
+    if kind in ("compaction", "branch_summary"):
+        return _one_line(str(value.get("summary", "")))
+    if kind == "custom_message":
+        return _one_line(preview_text(value.get("content")))
+    if kind == "custom":
+        return f"custom: {value.get('customType')}"
+    if kind == "label":
+        label = value.get("label")
+        return (
+            f"label {value.get('targetId')}: {label}"
+            if label
+            else f"unlabel {value.get('targetId')}"
+        )
+    if kind == "session_info":
+        name = value.get("name")
+        return f"name: {name}" if isinstance(name, str) and name.strip() else "name cleared"
+    return kind

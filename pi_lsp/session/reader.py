@@ -4,33 +4,72 @@ It accepts everything pi's loader accepts (blank and malformed lines, a torn las
 headers and ids, orphans) and reports each problem as a :class:`Diagnostic`. Where pi would
 overwrite a file it cannot use, this reader raises :class:`SessionFileError` and touches nothing.
 Reading never writes: migrations happen in memory and the store rewrites the file later.
+
+The migrations are here too, in order (spec §1.7; pure: lists in, lists out). v1 -> v2: every
+entry gets a fresh id and the previous entry as parent (one linear chain), and a compaction's
+``firstKeptEntryIndex`` (an index into the parsed lines, header at 0) becomes
+``firstKeptEntryId``. v2 -> v3: message role ``hookMessage`` becomes ``custom``. What the reader
+found is a :class:`LoadedFile`.
 """
 
 from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from sys import intern
+from typing import Any
 
 import msgspec
 
-from pi_lsp.regular_files import NotRegularFileError, open_regular
-from pi_lsp.session.ids import IdFactory, random_uuid
-from pi_lsp.session.jsonl import JsonLineError, JsonObject, decode_index, dumps, load_index, loads
-from pi_lsp.session.migrate import file_version, migrate
-from pi_lsp.session.records import (
+from pi_lsp.safety import NotRegularFileError, open_regular
+from pi_lsp.session.entries import SessionHeader, as_header
+from pi_lsp.session.jsonl import (
     Diagnostic,
     DiagnosticList,
-    LoadedFile,
+    JsonLineError,
+    JsonObject,
     Record,
     SessionFileError,
+    decode_index,
+    dumps,
+    load_index,
+    loads,
 )
+from pi_lsp.session.paths import IdFactory, new_entry_id, random_uuid
 
 _BOM = b"\xef\xbb\xbf"
+
 _NOT_AN_OBJECT = JsonLineError("not a JSON object")
+
+
+@dataclass(slots=True)
+class LoadedFile:
+    """What the reader found in a file."""
+
+    path: Path
+    header: SessionHeader | None
+    """None for an empty (or missing) file: a new session that will be written there."""
+    records: list[Record]
+    diagnostics: list[Diagnostic] = field(default_factory=DiagnosticList)
+    from_version: int = 3
+    """Version on disk; below 3 the records were migrated in memory."""
+    size: int = 0
+    """Bytes of the file that were read."""
+    lines: int = 0
+    """Newline characters in what was read (physical lines)."""
+    needs_newline: bool = False
+    """The file does not end with a newline: the next append must start a fresh line."""
+    prefix: bytes = b""
+    """The file's bytes up to the end of the header line (what must not change under us)."""
+
+    @property
+    def migrated(self) -> bool:
+        """True when the file on disk is older than the records in memory."""
+        return self.from_version < 3 and self.header is not None
 
 
 def read_session_file(path: str | Path, *, uuids: IdFactory = random_uuid) -> LoadedFile:
@@ -73,7 +112,7 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
     from_version = file_version(header)
     if from_version < 3:
         objects, numbers = _parse_objects(lines, start, where, torn_at, diagnostics)
-        migrate([header, *objects], uuids)
+        migrate(header, objects, uuids)
         records = [
             Record.from_value(obj, dumps(obj), number)
             for obj, number in zip(objects, numbers, strict=True)
@@ -102,11 +141,16 @@ def _malformed(where: str, index: int, torn_at: int, exc: Exception) -> Diagnost
     return Diagnostic(where, index + 1, f"{reason}: {exc}")
 
 
-def _find_header(
-    lines: list[bytes], where: str, torn_at: int, diagnostics: list[Diagnostic]
-) -> tuple[JsonObject | None, int]:
-    """The first parsable line, which must be a header; returns it and the next line index."""
-    for index, line in enumerate(lines):
+def _parsed_lines(
+    lines: list[bytes], start: int, where: str, torn_at: int, diagnostics: list[Diagnostic]
+) -> Iterator[tuple[int, Any]]:
+    """Each non-blank line from ``start`` on that parses, fully, with its index (slow path).
+
+    A line that does not parse is reported and skipped. The version-3 hot loop,
+    :func:`_index_lines`, does not come here: it decodes only the index fields.
+    """
+    for index in range(start, len(lines)):
+        line = lines[index]
         if not line or line.isspace():
             continue
         try:
@@ -114,15 +158,20 @@ def _find_header(
         except JsonLineError as exc:
             diagnostics.append(_malformed(where, index, torn_at, exc))
             continue
-        if (
-            not isinstance(value, dict)
-            or value.get("type") != "session"
-            or not isinstance(value.get("id"), str)
-        ):
+        yield index, value
+
+
+def _find_header(
+    lines: list[bytes], where: str, torn_at: int, diagnostics: list[Diagnostic]
+) -> tuple[SessionHeader | None, int]:
+    """The first parsable line, which must be a header; returns it and the next line index."""
+    for index, value in _parsed_lines(lines, 0, where, torn_at, diagnostics):
+        header = as_header(value)
+        if header is None:
             raise SessionFileError(
                 where, index + 1, "first valid line is not a session header; file left untouched"
             )
-        return value, index + 1
+        return header, index + 1
     return None, len(lines)
 
 
@@ -181,15 +230,7 @@ def _parse_objects(
     """Every parsable object after the header, with line numbers (old files, for migrations)."""
     objects: list[JsonObject] = []
     numbers: list[int] = []
-    for index in range(start, len(lines)):
-        line = lines[index]
-        if not line or line.isspace():
-            continue
-        try:
-            value = loads(line)
-        except JsonLineError as exc:
-            diagnostics.append(_malformed(where, index, torn_at, exc))
-            continue
+    for index, value in _parsed_lines(lines, start, where, torn_at, diagnostics):
         if not isinstance(value, dict):
             diagnostics.append(Diagnostic(where, index + 1, "malformed JSON: not an object"))
             continue
@@ -227,3 +268,56 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def file_version(header: Mapping[str, object]) -> int:
+    """Version a header declares; 1 when it declares none."""
+    version = header.get("version")
+    return version if isinstance(version, int) and not isinstance(version, bool) else 1
+
+
+def migrate_v1_to_v2(objects: list[JsonObject], uuids: IdFactory = random_uuid) -> None:
+    """Assign ids and a linear parent chain in file order (mutates ``objects``).
+
+    ``objects`` are the parsed lines after the header; a compaction's ``firstKeptEntryIndex``
+    counts lines as pi indexes them, the header being line 0.
+    """
+    used: set[str] = set()
+    previous: str | None = None
+    for obj in objects:
+        if obj.get("type") == "session":
+            continue  # a duplicate header: dropped from the records
+        entry_id = new_entry_id(used, uuids)
+        used.add(entry_id)
+        obj["id"] = entry_id
+        obj["parentId"] = previous
+        previous = entry_id
+        if obj.get("type") == "compaction" and "firstKeptEntryIndex" in obj:
+            index = obj.pop("firstKeptEntryIndex")
+            if isinstance(index, int) and 0 < index <= len(objects):
+                target = objects[index - 1]
+                if target.get("type") != "session" and isinstance(target.get("id"), str):
+                    obj["firstKeptEntryId"] = target["id"]
+
+
+def migrate_v2_to_v3(objects: list[JsonObject]) -> None:
+    """Rename the legacy message role ``hookMessage`` to ``custom`` (mutates ``objects``)."""
+    for obj in objects:
+        message = obj.get("message")
+        if obj.get("type") != "message" or not isinstance(message, dict):
+            continue
+        if message.get("role") == "hookMessage":
+            message["role"] = "custom"
+
+
+def migrate(
+    header: SessionHeader, objects: list[JsonObject], uuids: IdFactory = random_uuid
+) -> int:
+    """Bring a header and the parsed lines after it to version 3; returns the version found."""
+    version = file_version(header)
+    if version < 2:
+        migrate_v1_to_v2(objects, uuids)
+    if version < 3:
+        migrate_v2_to_v3(objects)
+        header["version"] = 3
+    return version

@@ -27,10 +27,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pi_lsp.session.jsonl import JsonObject
-from pi_lsp.session.migrate import file_version
-from pi_lsp.session.reader import parse_appended, parse_session_bytes
-from pi_lsp.session.records import Diagnostic, LoadedFile, Record, SessionFileError
+from pi_lsp.session.entries import SessionHeader
+from pi_lsp.session.jsonl import Diagnostic, Record, SessionFileError
+from pi_lsp.session.reader import LoadedFile, file_version, parse_appended, parse_session_bytes
 
 ExternalHandler = Callable[[bytes, int], None]
 """Called with bytes another process appended and the file offset they start at."""
@@ -284,7 +283,7 @@ class SessionFile:
 
     def create(
         self, header: bytes, entries: list[bytes], on_external: ExternalHandler
-    ) -> JsonObject | None:
+    ) -> SessionHeader | None:
         """Write the header line and every entry line so far: the file now exists.
 
         Returns None, or the header of the file another process wrote here first: its entries
@@ -297,7 +296,7 @@ class SessionFile:
         self._check_open()
         writer = SessionWriter(self.path, size=0, needs_newline=False)
         found: list[bytes] = []
-        adopted: JsonObject | None = None
+        adopted: SessionHeader | None = None
         try:
             with writer.locked(lambda data, _start: found.append(data)) as fd:
                 existing = b"".join(found)
@@ -317,7 +316,7 @@ class SessionFile:
         self.on_disk = True
         return adopted
 
-    def _adopt(self, existing: bytes, on_external: ExternalHandler) -> tuple[JsonObject, bytes]:
+    def _adopt(self, existing: bytes, on_external: ExternalHandler) -> tuple[SessionHeader, bytes]:
         """The header and header bytes of a file another process wrote first.
 
         Its entries are handed to ``on_external``.

@@ -19,24 +19,28 @@ from pathlib import Path
 
 from pi_lsp.session.appends import EntryAppends
 from pi_lsp.session.context import ContextBuilder, SessionContext
-from pi_lsp.session.entries import CURRENT_VERSION
-from pi_lsp.session.ids import (
+from pi_lsp.session.entries import CURRENT_VERSION, SessionHeader
+from pi_lsp.session.jsonl import Diagnostic, JsonObject, Record, dumps, dumps_line
+from pi_lsp.session.paths import (
     Clock,
     IdFactory,
     iso_time,
     new_entry_id,
     now,
     random_uuid,
+    session_dir,
     session_file_name,
     uuid7,
 )
-from pi_lsp.session.index import CONVERSATION_ROLES, SessionIndex, continues_chain
-from pi_lsp.session.jsonl import JsonObject, dumps, dumps_line
-from pi_lsp.session.paths import session_dir
-from pi_lsp.session.reader import gc_paused, read_session_file
-from pi_lsp.session.records import Diagnostic, EntryNotFoundError, LoadedFile, Record
+from pi_lsp.session.reader import LoadedFile, gc_paused, read_session_file
 from pi_lsp.session.session_file import SessionFile
-from pi_lsp.session.tree import SessionTree
+from pi_lsp.session.tree import (
+    CONVERSATION_ROLES,
+    EntryNotFoundError,
+    SessionIndex,
+    SessionTree,
+    continues_chain,
+)
 
 Listener = Callable[[list[Record], bool], None]
 """Called with newly indexed entries; the flag is True when another process appended them."""
@@ -52,7 +56,7 @@ class SessionStore(EntryAppends):
         self,
         loaded: LoadedFile,
         *,
-        header: JsonObject,
+        header: SessionHeader,
         persist: bool = True,
         clock: Clock = now,
         uuids: IdFactory = random_uuid,
@@ -97,11 +101,14 @@ class SessionStore(EntryAppends):
         ``records`` pre-populates it (a branched copy); the file is written at once if they hold
         a user or assistant message.
         """
-        header: JsonObject = {"type": "session", "version": CURRENT_VERSION}
         seconds = clock()
-        header["id"] = session_id or uuid7(int(seconds * 1000), uuids())
-        header["timestamp"] = iso_time(seconds)
-        header["cwd"] = cwd
+        header = SessionHeader(
+            type="session",
+            version=CURRENT_VERSION,
+            id=session_id or uuid7(int(seconds * 1000), uuids()),
+            timestamp=iso_time(seconds),
+            cwd=cwd,
+        )
         if parent_session is not None:
             header["parentSession"] = parent_session
         folder = directory if directory is not None else session_dir(cwd)
@@ -129,9 +136,13 @@ class SessionStore(EntryAppends):
             loaded = read_session_file(path, uuids=uuids)
             header = loaded.header
             if header is None:
-                header = {"type": "session", "version": CURRENT_VERSION, "id": uuids()}
-                header["timestamp"] = iso_time(clock())
-                header["cwd"] = os.getcwd()
+                header = SessionHeader(
+                    type="session",
+                    version=CURRENT_VERSION,
+                    id=uuids(),
+                    timestamp=iso_time(clock()),
+                    cwd=os.getcwd(),
+                )
             return cls(loaded, header=header, clock=clock, uuids=uuids)
 
     # ----------------------------------------------------------------- reading

@@ -1,17 +1,163 @@
-"""The session tree as pi's ``getTree`` shapes it, and pi's ``getBranch`` path (spec §2). Pure.
+"""The in-memory tree of one session: its index, pi's ``getTree`` and ``getBranch``, a text view.
 
-Roots are entries whose parent is null, themselves, or missing (orphans), in file order; every
-node's children are sorted by entry timestamp (stable, so ties keep file order).
+:class:`SessionIndex` holds the entries in file order and by id, with pi's label and name replay.
+It knows nothing about files or the leaf pointer; :class:`pi_lsp.session.store.SessionStore`
+feeds it records as they are read or appended. Each record gets the ids of the thinking-level,
+model and compaction entries in force at it (:func:`inherit_settings`, from its parent at
+indexing), so a context can be built by walking only the entries that end up in it.
+
+The tree as pi shapes it (spec §2): roots are entries whose parent is null, themselves, or missing
+(orphans), in file order; every node's children are sorted by entry timestamp (stable, so ties
+keep file order). :func:`path_to_root` is pi's ``getBranch``; :func:`render_tree` draws the tree
+for a terminal. Pure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pi_lsp.session.ids import parse_iso_ms
-from pi_lsp.session.records import Record
-from pi_lsp.session.wire import TreeNodeOut, TreeOut
+from pi_lsp.session.entries import TreeNodeOut, TreeOut
+from pi_lsp.session.jsonl import Diagnostic, DiagnosticList, PathAnchors, Record
+from pi_lsp.session.paths import parse_iso_ms
+from pi_lsp.session.projection import entry_preview
+
+
+class EntryNotFoundError(KeyError):
+    """An entry id that is not in the session."""
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(entry_id)
+        self.entry_id = entry_id
+
+    def __str__(self) -> str:
+        return f"Entry {self.entry_id} not found"
+
+
+CONVERSATION_ROLES = ("user", "assistant")
+"""Roles whose first message creates a new session's file (pi 1.6.0's ``_hasConversation``)."""
+
+ROOT_SETTINGS: PathAnchors = (None, None, None)
+
+
+def inherit_settings(record: Record, base: PathAnchors) -> PathAnchors:
+    """The settings at ``record`` given those at its parent (computed once, at indexing)."""
+    kind = record.type
+    if kind == "thinking_level_change":
+        return (record.id, base[1], base[2])
+    if kind == "model_change" or (kind == "message" and record.role == "assistant"):
+        return (base[0], record.id, base[2])
+    if kind == "compaction":
+        return (base[0], base[1], record.id)
+    return base
+
+
+class SessionIndex:
+    """Entries in file order and by id, with pi's label and name replay."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        """The file name used in diagnostics (``<memory>`` for in-memory sessions)."""
+        self.records: list[Record] = []
+        self.by_id: dict[str, Record] = {}
+        self.labels: dict[str, str] = {}
+        self.name: str | None = None
+        self.has_conversation = False
+        """True once a user or assistant message is indexed (a new file is written then)."""
+        self.diagnostics: list[Diagnostic] = DiagnosticList(where)
+        self.settings_reliable = True
+        """False once a duplicate id could leave stale inherited settings (contexts then walk)."""
+
+    def add_all(self, records: Iterable[Record]) -> None:
+        """Index records read from a file, then report orphans and self-parented entries."""
+        start = len(self.records)
+        for record in records:
+            self.add(record)
+        self.diagnostics.extend(self.link_problems(self.records[start:]))
+
+    def add(self, record: Record) -> None:
+        """Index one record (last one wins for a duplicate id, as pi's ``byId`` map)."""
+        self.records.append(record)
+        entry_id = record.id
+        previous = self.by_id.get(entry_id)
+        self.by_id[entry_id] = record
+        parent = record.parent_id
+        base: PathAnchors | None = ROOT_SETTINGS
+        if parent is not None and parent != entry_id:
+            parent_record = self.by_id.get(parent)
+            base = parent_record.settings if parent_record is not None else None
+            if parent_record is not None:
+                record.parent_id = parent_record.id  # share one string object per id
+        record.settings = inherit_settings(record, base) if base is not None else None
+        if previous is not None:
+            self.settings_reliable = False
+            reason = f"duplicate id {entry_id} (replaces line {previous.line} in the index)"
+            self.diagnostics.append(Diagnostic(self.where, record.line, reason))
+        kind = record.type
+        if kind == "message":
+            if record.role in CONVERSATION_ROLES:
+                self.has_conversation = True
+        elif kind == "label":
+            self._replay_label(record)
+        elif kind == "session_info":
+            # pi 1.6.0: the latest entry in file order wins, and an empty name clears.
+            name = record.value.get("name")
+            self.name = (name.strip() or None) if isinstance(name, str) else None
+
+    def _replay_label(self, record: Record) -> None:
+        value = record.value
+        target, label = value.get("targetId"), value.get("label")
+        if isinstance(target, str):
+            if label:
+                self.labels[target] = label
+            else:
+                self.labels.pop(target, None)
+
+    def link_problems(self, records: Iterable[Record]) -> list[Diagnostic]:
+        """Self-parented entries and orphans (kept, and shown as roots, as pi does)."""
+        found = []
+        by_id = self.by_id
+        for record in records:
+            parent = record.parent_id
+            if parent is None or (parent in by_id and parent != record.id):
+                continue
+            reason = (
+                f"entry {record.id} is its own parent"
+                if parent == record.id
+                else f"orphan entry {record.id}: parent {parent} missing"
+            )
+            found.append(Diagnostic(self.where, record.line, reason))
+        return found
+
+    def path(self, leaf_id: str | None) -> list[Record]:
+        """Root-first entries to ``leaf_id``."""
+        return path_to_root(self.by_id, leaf_id)
+
+    def tree(self) -> SessionTree:
+        """pi's ``getTree()``."""
+        return build_tree(self.records, self.by_id, self.labels)
+
+    def children(self, entry_id: str) -> list[Record]:
+        """Direct children in index order (pi's ``getChildren``)."""
+        by_id = self.by_id
+        return [
+            r
+            for r in self.records
+            if r.parent_id == entry_id and r.id != entry_id and by_id.get(r.id) is r
+        ]
+
+
+def continues_chain(fresh: list[Record], ancestor: str | None) -> bool:
+    """True when the last new entry continues the chain that ends at ``ancestor``."""
+    ids = {r.id: r for r in fresh}
+    current: Record | None = fresh[-1]
+    seen: set[str] = set()
+    while current is not None and current.id not in seen:
+        seen.add(current.id)
+        if current.parent_id == ancestor:
+            return True
+        current = ids.get(current.parent_id) if current.parent_id is not None else None
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,3 +285,30 @@ def build_tree(
 
 def _by_timestamp(records: list[Record]) -> list[Record]:
     return sorted(records, key=_sort_key)  # stable: ties keep index order
+
+
+def _kind(record: Record) -> str:
+    return record.role or record.type
+
+
+def render_tree(tree: SessionTree, leaf_id: str | None) -> str:
+    """The tree with branch guides; a linear run of entries stays at one indentation."""
+    line_prefix: dict[str, str] = {}
+    child_prefix: dict[str, str] = {}
+    lines = []
+    for node in tree.nodes:
+        record = node.record
+        own = child_prefix.get(record.id, "")
+        kids = node.children
+        for index, child in enumerate(kids):
+            if len(kids) == 1:
+                line_prefix[child], child_prefix[child] = own, own
+            else:
+                last = index == len(kids) - 1
+                line_prefix[child] = own + ("└ " if last else "├ ")
+                child_prefix[child] = own + ("  " if last else "│ ")
+        marks = f" [{node.label}]" if node.label else ""
+        marks += " <- leaf" if record.id == leaf_id else ""
+        lead = line_prefix.get(record.id, "")
+        lines.append(f"{lead}{record.id} {_kind(record)}: {entry_preview(record)}{marks}")
+    return "".join(line + "\n" for line in lines)

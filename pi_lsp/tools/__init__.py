@@ -1,7 +1,8 @@
 """pi's seven built-in tools as plain Python: read, bash, edit, write, grep, find, ls.
 
-``create_tools(cwd)`` builds all of them for one session; ``DEFAULT_ACTIVE`` names the four pi
-enables by default (grep, find and ls exist but are off unless selected). No LSP, no model code.
+``create_tools(cwd)`` builds all of them for one session; four are active by default
+(:data:`pi_lsp.literals.DEFAULT_ACTIVE_TOOLS`: grep, find and ls exist but are off unless
+selected). No LSP, no model code.
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ AnyTool = Tool[Any]
 
 TOOL_NAMES = ("read", "bash", "edit", "write", "grep", "find", "ls")
 """Every built-in tool, in pi's order."""
-DEFAULT_ACTIVE = ("read", "bash", "edit", "write")
-"""The tools pi activates when none are selected."""
 
 
 def create_tools(
@@ -64,7 +63,6 @@ def close_tools(tools: dict[str, AnyTool]) -> None:
 
 
 __all__ = [
-    "DEFAULT_ACTIVE",
     "TOOL_NAMES",
     "AnyTool",
     "BashTool",

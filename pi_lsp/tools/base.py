@@ -31,7 +31,7 @@ import re
 import threading
 import unicodedata
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -207,8 +207,8 @@ def _clean_property(prop: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def validate_arguments(tool_name: str, model: type[P], args: Mapping[str, Any] | Any) -> P:
-    """Parse the model's arguments, or raise ``ToolError`` with pi's validation message."""
+def validate_arguments(tool_name: str, model: type[P], args: object) -> P:
+    """Parse the model's arguments (any JSON), or raise ``ToolError`` with pi's message."""
     try:
         return model.model_validate(args)
     except ValidationError as exc:
@@ -303,7 +303,7 @@ class Tool(ABC, Generic[P]):
         """The JSON Schema of the arguments."""
         return parameters_schema(self.params_model)
 
-    def validate(self, args: Mapping[str, Any] | Any) -> P:
+    def validate(self, args: object) -> P:
         """Parse raw arguments, raising ``ToolError`` with pi's validation message."""
         return validate_arguments(self.name, self.params_model, args)
 
@@ -313,7 +313,7 @@ class Tool(ABC, Generic[P]):
 
     async def execute(
         self,
-        args: Mapping[str, Any] | Any,
+        args: object,
         *,
         cancel: asyncio.Event | None = None,
         on_update: UpdateCallback | None = None,

@@ -18,10 +18,11 @@ import contextlib
 import logging
 import os
 import subprocess
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import Field
 
+from pi_lsp.javascript import js_number
 from pi_lsp.tools.base import (
     Tool,
     ToolError,
@@ -44,7 +45,7 @@ from pi_lsp.tools.truncate import (
     DEFAULT_MAX_LINES,
     TruncationResult,
     format_size,
-    js_number,
+    limits_text,
 )
 
 logger = logging.getLogger(__name__)
@@ -133,8 +134,8 @@ class BashTool(Tool[BashParams]):
     summary = "Execute bash commands (ls, grep, find, etc.)"
     description = (
         "Execute a bash command in the current working directory. Returns stdout and stderr. "
-        f"Output is truncated to last {DEFAULT_MAX_LINES} lines or "
-        f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). If truncated, full output "
+        f"Output is truncated to last {limits_text(f'{DEFAULT_MAX_LINES} lines')}. "
+        "If truncated, full output "
         "is saved to a temp file. Optionally provide a timeout in seconds."
     )
     params_model = BashParams
@@ -163,20 +164,13 @@ class BashTool(Tool[BashParams]):
             )
         collector = OutputCollector(self.settings.temp_dir, self.output_files)
         try:
-            outcome, code = await self._spawn_and_wait(
-                command, params, collector, call.cancel, call.on_update
-            )
+            outcome, code = await self._spawn_and_wait(command, params, collector, call)
         finally:
             collector.close()
         return final_result(collector, outcome, code, params.timeout)
 
     async def _spawn_and_wait(
-        self,
-        command: str,
-        params: BashParams,
-        collector: OutputCollector,
-        cancel: asyncio.Event | None,
-        on_update: UpdateCallback | None,
+        self, command: str, params: BashParams, collector: OutputCollector, call: ToolInvocation
     ) -> tuple[Outcome, int | None]:
         read_fd, write_fd = os.pipe()
         try:
@@ -196,20 +190,45 @@ class BashTool(Tool[BashParams]):
             raise
         finally:
             os.close(write_fd)
-        loop = asyncio.get_running_loop()
-        transport, reader = await loop.connect_read_pipe(
-            lambda: _PipeReader(on_update, collector), os.fdopen(read_fd, "rb", buffering=0)
-        )
-        try:
-            outcome = await _wait(process, cancel, params.timeout)
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        reader = _PipeReader(call.on_update, collector)
+        transport: asyncio.BaseTransport | None = None
+        try:  # from here on the command dies with the call, even if cancelled while connecting
+            loop = asyncio.get_running_loop()
+            transport, _ = await loop.connect_read_pipe(lambda: reader, pipe)
+            outcome = await _wait(process, call.cancel, params.timeout)
             await _drain(reader, collector)
         finally:
             reader.stop_updates()
             if process.returncode is None:
                 kill_process_tree(process.pid)
                 await process.wait()
-            transport.close()
+            if transport is not None:
+                transport.close()
+            else:
+                pipe.close()
         return outcome, process.returncode
+
+
+T = TypeVar("T")
+
+
+async def wait_for_exit(
+    exited: asyncio.Future[T], cancel: asyncio.Event | None, timeout: float | None
+) -> None:
+    """Return when ``exited`` is done, ``cancel`` is set or ``timeout`` seconds passed.
+
+    A ``timeout`` of None or at most 0 is no limit (pi's). ``exited`` is left as it is: the
+    caller tells the three endings apart and stops the command (here or in a client's terminal).
+    """
+    aborted = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
+    limit = timeout if timeout is not None and timeout > 0 else None
+    try:
+        waits = [task for task in (exited, aborted) if task is not None]
+        await asyncio.wait(waits, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if aborted is not None and not aborted.done():
+            aborted.cancel()
 
 
 async def _wait(
@@ -217,15 +236,11 @@ async def _wait(
 ) -> Outcome:
     """Wait for the shell to exit, the abort signal or the timeout; kill the group on the latter."""
     exited = asyncio.ensure_future(process.wait())
-    aborted = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
-    limit = timeout if timeout is not None and timeout > 0 else None
     try:
-        waits = [task for task in (exited, aborted) if task is not None]
-        await asyncio.wait(waits, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
+        await wait_for_exit(exited, cancel, timeout)
     finally:
-        for task in (exited, aborted):
-            if task is not None and not task.done():
-                task.cancel()
+        if not exited.done():
+            exited.cancel()
     outcome: Outcome = "exited"
     if cancel is not None and cancel.is_set():
         outcome = "aborted"

@@ -95,7 +95,7 @@ class EditParams(ToolParams):
         return args
 
 
-def _is_single(value: Any) -> bool:
+def _is_single(value: object) -> bool:
     return (
         isinstance(value, dict)
         and isinstance(value.get("oldText"), str)

@@ -40,6 +40,7 @@ from pi_lsp.tools.truncate import (
     DEFAULT_MAX_LINES,
     format_size,
     limit_note,
+    limits_text,
     listing_result,
     truncate_head,
     utf8_len,
@@ -97,7 +98,7 @@ class ReadTool(FileTool[ReadParams]):
     description = (
         "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). "
         "Images are sent as attachments. For text files, output is truncated to "
-        f"{DEFAULT_MAX_LINES} lines or {DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first)."
+        f"{limits_text(f'{DEFAULT_MAX_LINES} lines')}."
         " Use offset/limit for large files. When you need the full file, continue with offset"
         " until complete."
     )
@@ -246,8 +247,8 @@ class LsTool(FileTool[LsParams]):
     summary = "List directory contents"
     description = (
         "List directory contents. Returns entries sorted alphabetically, with '/' suffix for "
-        f"directories. Includes dotfiles. Output is truncated to {LS_LIMIT} entries or "
-        f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first)."
+        "directories. Includes dotfiles. Output is truncated to "
+        f"{limits_text(f'{LS_LIMIT} entries')}."
     )
     params_model = LsParams
 

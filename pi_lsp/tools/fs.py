@@ -33,7 +33,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from pi_lsp.regular_files import (
+from pi_lsp.safety import (
     FileTooLargeError,
     MiB,
     NotRegularFileError,
@@ -101,7 +101,7 @@ class LocalFileSystem:
 
     Reads take only regular files up to ``MAX_READ_BYTES`` and run in a worker thread (a FIFO,
     ``/dev/stdin`` or ``/dev/zero`` is an error at once, never a frozen or bloated daemon; see
-    ``regular_files``). Other calls are made directly on the event loop: they are short, and a
+    ``pi_lsp.safety``). Other calls are made directly on the event loop: they are short, and a
     thread hop would cost more than most of them.
     """
 
@@ -272,7 +272,7 @@ def node_error_message(exc: OSError, syscall: str, path: str | None = None) -> s
 def file_error_message(exc: OSError, syscall: str, path: str, verb: str = "read") -> str:
     """The tool text for a failed file read.
 
-    A clear sentence for a non-regular or too-large file (see ``regular_files``), else Node's
+    A clear sentence for a non-regular or too-large file (see ``pi_lsp.safety``), else Node's
     wording.
     """
     if isinstance(exc, NotRegularFileError):

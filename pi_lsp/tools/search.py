@@ -28,18 +28,17 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import Field
 
-from pi_lsp.regular_files import read_regular
+from pi_lsp.safety import read_regular
 from pi_lsp.tools.base import Tool, ToolError, ToolInvocation, ToolParams, ToolResult
 from pi_lsp.tools.fs import MAX_READ_BYTES
 from pi_lsp.tools.truncate import (
-    DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
     Note,
     limit_note,
+    limits_text,
     listing_result,
     truncate_line,
 )
@@ -49,7 +48,7 @@ FIND_LIMIT = 1000
 GREP_LIMIT = 100
 
 
-def search_root(tool: Tool[Any], path: str | None) -> str:
+def search_root(tool: Tool[FindParams] | Tool[GrepParams], path: str | None) -> str:
     """The directory (or file) a search starts from; ``Path not found`` when it is missing."""
     root = tool.resolve(path or ".")
     if not os.path.exists(root):
@@ -81,8 +80,8 @@ class FindTool(Tool[FindParams]):
     summary = "Find files by glob pattern (respects .gitignore)"
     description = (
         "Search for files by glob pattern. Returns matching file paths relative to the search "
-        f"directory. Respects .gitignore. Output is truncated to {FIND_LIMIT} results or "
-        f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first)."
+        "directory. Respects .gitignore. Output is truncated to "
+        f"{limits_text(f'{FIND_LIMIT} results')}."
     )
     params_model = FindParams
 
@@ -143,8 +142,8 @@ class GrepTool(Tool[GrepParams]):
     summary = "Search file contents for patterns (respects .gitignore)"
     description = (
         "Search file contents for a pattern. Returns matching lines with file paths and line "
-        f"numbers. Respects .gitignore. Output is truncated to {GREP_LIMIT} matches or "
-        f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). Long lines are truncated to "
+        "numbers. Respects .gitignore. Output is truncated to "
+        f"{limits_text(f'{GREP_LIMIT} matches')}. Long lines are truncated to "
         f"{GREP_MAX_LINE_LENGTH} chars."
     )
     params_model = GrepParams

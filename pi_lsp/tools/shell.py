@@ -32,7 +32,7 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
-from pi_lsp.regular_files import MiB
+from pi_lsp.safety import MiB
 from pi_lsp.tools.base import ToolError
 from pi_lsp.tools.truncate import DEFAULT_MAX_BYTES, TruncationResult, truncate_tail
 

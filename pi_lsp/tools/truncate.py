@@ -62,16 +62,14 @@ class TruncationResult:
         }
 
 
+def limits_text(count: str) -> str:
+    """pi's ``<count> or 50KB (whichever is hit first)``, as the tool descriptions say it."""
+    return f"{count} or {DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first)"
+
+
 def utf8_len(text: str) -> int:
     """Bytes of ``text`` in UTF-8 (``Buffer.byteLength``); lone surrogates count as U+FFFD."""
     return len(text.encode("utf-8", "replace"))
-
-
-def js_number(value: float) -> str:
-    """A number as JavaScript prints it in a template string (``5`` not ``5.0``)."""
-    if value == int(value):
-        return str(int(value))
-    return repr(value)
 
 
 def format_size(size: int) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import pathspec
 
-from pi_lsp.regular_files import MiB, read_regular
+from pi_lsp.safety import MiB, read_regular
 
 GITIGNORE = ".gitignore"
 GITIGNORE_MAX_BYTES = 4 * MiB

@@ -36,7 +36,7 @@ from acp.schema import (
 )
 
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.devtools.fake_script import Script
+from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
 from tests.acp.acp_schema import Checker
 from tests.e2e.conftest import server_env
 
@@ -174,6 +174,12 @@ class Agent:
 
     async def new(self) -> str:
         return (await self.conn.new_session(cwd=str(self.root), mcp_servers=[])).session_id
+
+
+def one_call(name: str, arguments: dict[str, Any], then: str, call_id: str | None = None) -> Script:
+    """A model that calls tool ``name`` once, then answers ``then`` after the result."""
+    call = ScriptToolCall(name=name, arguments=arguments, id=call_id)
+    return Script(turns=[Turn(tool_calls=[call]), Turn(text=then)])
 
 
 def write_settings(agent_dir: Path, base_url: str, **extra: Any) -> None:

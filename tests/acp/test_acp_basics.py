@@ -14,6 +14,7 @@ from acp.schema import ToolCallStart
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.session.paths import session_dir
+from tests.acp.conftest import one_call
 
 
 def varied(count: int) -> str:
@@ -119,16 +120,7 @@ async def test_edit_goes_through_the_client_and_carries_a_diff(acp_agent: Any) -
 
 
 async def test_without_fs_capability_the_disk_is_used(acp_agent: Any) -> None:
-    script = Script(
-        turns=[
-            Turn(
-                tool_calls=[
-                    ScriptToolCall(name="write", arguments={"path": "new.txt", "content": "hi\n"})
-                ]
-            ),
-            Turn(text="Written."),
-        ]
-    )
+    script = one_call("write", {"path": "new.txt", "content": "hi\n"}, "Written.")
     agent = await acp_agent(script)
     await agent.init(fs=False)
     session = await agent.new()
@@ -143,18 +135,7 @@ async def test_without_fs_capability_the_disk_is_used(acp_agent: Any) -> None:
     ("answer", "allowed"), [("allow_once", True), ("reject_once", False), ("cancelled", False)]
 )
 async def test_bash_asks_permission(acp_agent: Any, answer: str, allowed: bool) -> None:
-    script = Script(
-        turns=[
-            Turn(
-                tool_calls=[
-                    ScriptToolCall(
-                        name="bash", arguments={"command": "echo hi-there"}, id="call-bash"
-                    )
-                ]
-            ),
-            Turn(text="Done."),
-        ]
-    )
+    script = one_call("bash", {"command": "echo hi-there"}, "Done.", "call-bash")
     agent = await acp_agent(script)
     agent.client.permission_answer = answer
     await agent.init()
@@ -296,18 +277,7 @@ def _unused(_: Path) -> None:
 
 
 async def test_bash_runs_in_the_clients_terminal_when_offered(acp_agent: Any) -> None:
-    script = Script(
-        turns=[
-            Turn(
-                tool_calls=[
-                    ScriptToolCall(
-                        name="bash", arguments={"command": "echo hello-term; exit 3"}, id="t1"
-                    )
-                ]
-            ),
-            Turn(text="Ran."),
-        ]
-    )
+    script = one_call("bash", {"command": "echo hello-term; exit 3"}, "Ran.", "t1")
     agent = await acp_agent(script, settings={"permissions": {"bash": "allow"}})
     await agent.init(terminal=True)
     session = await agent.new()

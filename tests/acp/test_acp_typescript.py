@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 
 from pi_lsp.devtools.fake_openai import FakeOpenAI
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
-from tests.acp.conftest import write_settings
+from tests.acp.conftest import one_call, write_settings
 from tests.e2e.conftest import server_env
 
 CLIENT = Path(__file__).resolve().parents[1] / "acp_ts"
@@ -27,16 +26,7 @@ def test_typescript_sdk_client(tmp_path: Path) -> None:
     assert node is not None
     root = tmp_path / "project"
     root.mkdir()
-    script = Script(
-        turns=[
-            Turn(
-                tool_calls=[
-                    ScriptToolCall(name="bash", arguments={"command": "echo hello-ts"}, id="b1")
-                ]
-            ),
-            Turn(text="Said hello."),
-        ]
-    )
+    script = one_call("bash", {"command": "echo hello-ts"}, "Said hello.", "b1")
     with FakeOpenAI(script) as fake:
         write_settings(tmp_path / "agent", fake.base_url)
         env = {**server_env(tmp_path / "agent"), "PI_LSP_PYTHON": sys.executable}

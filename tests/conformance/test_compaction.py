@@ -55,12 +55,11 @@ from pi_lsp.compaction import (
     prepare_compaction,
     serialize_messages,
 )
-from pi_lsp.compaction.prepare import last_assistant_usage
-from pi_lsp.compaction.tokens import calculate_context_tokens
+from pi_lsp.compaction.tokens import calculate_context_tokens, last_assistant_usage
 from pi_lsp.session import SessionStore
-from pi_lsp.session.convert import convert_to_llm
+from pi_lsp.session.jsonl import Record
+from pi_lsp.session.messages import convert_to_llm
 from pi_lsp.session.projection import Projected, entry_messages
-from pi_lsp.session.records import Record
 from tests.conftest import CONFORMANCE_DIR
 
 SESSIONS = CONFORMANCE_DIR / "sessions"

@@ -117,16 +117,25 @@ async def test_stale_buffer_version_is_refused(start: Any) -> None:
     assert "# user typing" not in (editor.root / "calc.py").read_text()  # and no disk write
 
 
-async def test_permission_prompts_allow_and_deny(start: Any) -> None:
+async def _two_bash_prompts(start: Any, first: str, second: str, bash: str) -> tuple[Any, str]:
+    """An editor whose model runs ``first``, then ``second`` (one prompt each), with
+    ``permissions.bash`` set to ``bash``; returns it and its session after the first prompt."""
     turns = [
-        tool_turn("bash", {"command": "echo allowed > out.txt"}),
+        tool_turn("bash", {"command": first}),
         Turn(text="first done"),
-        tool_turn("bash", {"command": "echo denied > no.txt"}),
+        tool_turn("bash", {"command": second}),
         Turn(text="second done"),
     ]
-    editor = await start(Script(turns=turns), settings={"permissions": {"bash": "ask"}})
+    editor = await start(Script(turns=turns), settings={"permissions": {"bash": bash}})
     session = await editor.new_session()
     await editor.prompt(session, "one")
+    return editor, session
+
+
+async def test_permission_prompts_allow_and_deny(start: Any) -> None:
+    editor, session = await _two_bash_prompts(
+        start, "echo allowed > out.txt", "echo denied > no.txt", "ask"
+    )
     editor.permission_answer = "deny"
     await editor.prompt(session, "two")
     assert (editor.root / "out.txt").read_text() == "allowed\n"
@@ -138,15 +147,9 @@ async def test_permission_prompts_allow_and_deny(start: Any) -> None:
 
 
 async def test_changed_settings_reach_an_open_session(start: Any) -> None:
-    turns = [
-        tool_turn("bash", {"command": "echo one > one.txt"}),
-        Turn(text="first"),
-        tool_turn("bash", {"command": "echo two > two.txt"}),
-        Turn(text="second"),
-    ]
-    editor = await start(Script(turns=turns), settings={"permissions": {"bash": "allow"}})
-    session = await editor.new_session()
-    await editor.prompt(session, "one")
+    editor, session = await _two_bash_prompts(
+        start, "echo one > one.txt", "echo two > two.txt", "allow"
+    )
     # an editor sends the whole section again (VS Code's pi.*, Neovim's settings.pi): the
     # connection stays, the permission changes
     changed = fake_settings(editor.fake.base_url, permissions={"bash": "deny"})

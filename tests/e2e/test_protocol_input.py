@@ -184,7 +184,7 @@ def test_broken_headers_are_answered_and_skipped(kind: str, tmp_path: Path) -> N
     ],
 )
 def test_a_broken_first_frame_neither_crashes_nor_hangs(first: bytes, tmp_path: Path) -> None:
-    """The first frame is read before pygls is imported (pi_lsp/bootstrap.py)."""
+    """The first frame is read before pygls is imported (pi_lsp/protocol/framing.py)."""
     with stdio_daemon(tmp_path) as daemon:
         daemon.send(first)
         error = _error(daemon)

@@ -20,9 +20,9 @@ from typing import Any
 from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
 
-from pi_lsp.bridge.documents import use_lsp_line_breaks
-from pi_lsp.bridge.pygls_bridge import PyglsEditorBridge
 from pi_lsp.edits import EditorFileSystem, tool_scope
+from pi_lsp.protocol.editor_bridge import PyglsEditorBridge
+from pi_lsp.protocol.language_server import use_lsp_line_breaks
 from pi_lsp.tools import EditTool, ToolError
 
 server = LanguageServer(

@@ -11,9 +11,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pi_lsp.agent.agent_session import AgentSession
-from pi_lsp.agent.config import AgentBusyError
-from pi_lsp.agent.factory import AgentOptions, create_agent_session
+from pi_lsp.agent import AgentBusyError, AgentOptions
+from pi_lsp.agent.agent_session import AgentSession, create_agent_session
 from pi_lsp.devtools.builders import fake_settings, tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, ScriptError, ScriptToolCall, ScriptUsage, Turn

@@ -17,8 +17,6 @@ import random
 import select
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -27,12 +25,14 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.agent.factory import AgentOptions, create_agent_session
+from pi_lsp.agent import AgentOptions
+from pi_lsp.agent.agent_session import create_agent_session
 from pi_lsp.agent.llm import litellm_module
 from pi_lsp.devtools.builders import FAKE_MODEL, assistant, user
 from pi_lsp.devtools.fake_script import Rule, Script, Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.settings import Settings
+from tests.integration.fake_openai_cli import fake_openai_cli
 
 ROUNDS = 30
 """Kills per scenario (first turn, compaction)."""
@@ -57,17 +57,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     )
     path = tmp_path_factory.mktemp("fake") / "script.json"
     path.write_text(script.model_dump_json())
-    server = subprocess.Popen(
-        [sys.executable, "-m", "pi_lsp.devtools.fake_openai", "--script", str(path)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait(30)
+    with fake_openai_cli(path) as (url, _process):
+        yield url
 
 
 @pytest.fixture

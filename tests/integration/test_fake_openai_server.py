@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -16,6 +14,7 @@ import pytest
 from pi_lsp.devtools.builders import tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Rule, Script, ScriptError, ScriptToolCall, ScriptUsage, Turn
+from tests.integration.fake_openai_cli import fake_openai_cli
 
 
 def post(fake: FakeOpenAI, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
@@ -196,19 +195,10 @@ def test_stop_releases_a_hanging_stream_and_joins_threads() -> None:
 def test_cli_prints_its_base_url_and_serves_the_script(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"turns": [{"text": "from file"}]}))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pi_lsp.devtools.fake_openai", "--script", str(script)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        base_url = process.stdout.readline().strip()
+    with fake_openai_cli(script) as (base_url, process):
         assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
         req = urllib.request.Request(f"{base_url}/chat/completions", json.dumps(chat("x")).encode())
         with urllib.request.urlopen(req, timeout=10) as response:
             reply = json.loads(response.read())
         assert reply["choices"][0]["message"]["content"] == "from file"
-    finally:
-        process.terminate()
-        assert process.wait(timeout=10) == 0
+    assert process.returncode == 0

@@ -83,6 +83,12 @@ async def call(client: LanguageClient, method: str, **params: Any) -> Any:
     return await client.protocol.send_request_async(method, params)
 
 
+def opened(client: LanguageClient, path: Path, text: str) -> tuple[Editor, str]:
+    """``client``'s editor with ``path`` open holding ``text``, and the document's URI."""
+    editor: Editor = client.editor  # type: ignore[attr-defined]
+    return editor, editor.open(path, text)
+
+
 SAVED = "def greet(name):\n    return 'hi ' + name\n"
 UNSAVED = "def greet(name):\n    return '😀😀 hi ' + name\n\nprint(greet('x'))\n"
 
@@ -95,8 +101,7 @@ def module(tmp_path: Path) -> Path:
 
 
 async def test_reads_see_the_edited_unsaved_buffer(client: LanguageClient, module: Path) -> None:
-    editor: Editor = client.editor  # type: ignore[attr-defined]
-    uri = editor.open(module, SAVED)
+    editor, uri = opened(client, module, SAVED)
     start = T.Position(line=1, character=len("    return '"))
     editor.change(uri, [T.TextDocumentContentChangePartial(T.Range(start, start), "😀😀 ")])
     editor.type(uri, "")  # a no-op change: the version moves, the text does not
@@ -109,8 +114,7 @@ async def test_reads_see_the_edited_unsaved_buffer(client: LanguageClient, modul
 async def test_an_edit_reaches_the_buffer_as_one_minimal_edit(
     client: LanguageClient, module: Path
 ) -> None:
-    editor: Editor = client.editor  # type: ignore[attr-defined]
-    uri = editor.open(module, UNSAVED)
+    editor, uri = opened(client, module, UNSAVED)
     result = await call(client, "test/edit", path=str(module), oldText="hi '", newText="hello '")
     assert result.error is None
     assert editor.docs[uri].source == UNSAVED.replace("hi '", "hello '")
@@ -135,39 +139,36 @@ async def test_an_edit_reaches_the_buffer_as_one_minimal_edit(
     assert module.read_text() == UNSAVED.replace("hi '", "hello '")
 
 
+@pytest.mark.parametrize(
+    ("mode", "errors", "text"),
+    [
+        # the user declines: the text stays as it was
+        (
+            "refuse",
+            ["The editor refused the change", "user declined", "Read the file again"],
+            UNSAVED,
+        ),
+        # the user typed first: the edit's version is stale, the typing stays
+        ("type-first", ["version 1 is stale"], "# the user was faster\n" + UNSAVED),
+    ],
+)
 async def test_a_refused_edit_is_an_error_and_leaves_the_text_alone(
-    vscode: LanguageClient, module: Path
+    vscode: LanguageClient, module: Path, mode: str, errors: list[str], text: str
 ) -> None:
-    editor: Editor = vscode.editor  # type: ignore[attr-defined]
-    uri = editor.open(module, UNSAVED)
-    editor.mode = "refuse"
+    editor, uri = opened(vscode, module, UNSAVED)
+    editor.mode = mode
     result = await call(vscode, "test/edit", path=str(module), oldText="print", newText="log")
-    assert "The editor refused the change" in result.error and "user declined" in result.error
-    assert "Read the file again" in result.error
-    assert editor.docs[uri].source == UNSAVED
-    assert (await call(vscode, "test/read", path=str(module))).text == UNSAVED
-    assert module.read_text() == SAVED
-
-
-async def test_a_stale_version_is_refused_by_the_editor(
-    vscode: LanguageClient, module: Path
-) -> None:
-    editor: Editor = vscode.editor  # type: ignore[attr-defined]
-    uri = editor.open(module, UNSAVED)
-    editor.mode = "type-first"
-    result = await call(vscode, "test/edit", path=str(module), oldText="print", newText="log")
-    assert "version 1 is stale" in result.error
-    typed = "# the user was faster\n" + UNSAVED
-    assert editor.docs[uri].source == typed
-    assert (await call(vscode, "test/read", path=str(module))).text == typed
+    for error in errors:
+        assert error in result.error
+    assert editor.docs[uri].source == text
+    assert (await call(vscode, "test/read", path=str(module))).text == text
     assert module.read_text() == SAVED
 
 
 async def test_a_change_between_read_and_write_is_caught_before_sending(
     neovim: LanguageClient, module: Path
 ) -> None:
-    editor: Editor = neovim.editor  # type: ignore[attr-defined]
-    uri = editor.open(module, UNSAVED)
+    editor, uri = opened(neovim, module, UNSAVED)
     result = await call(neovim, "test/readPauseWrite", path=str(module), content="# more\n")
     assert "changed in the editor after it was read" in result.error
     assert editor.requests == []
@@ -198,8 +199,7 @@ async def test_neovim_new_files_go_to_disk(neovim: LanguageClient, tmp_path: Pat
 async def test_reads_see_an_applied_edit_before_its_did_change(
     vscode: LanguageClient, module: Path
 ) -> None:
-    editor: Editor = vscode.editor  # type: ignore[attr-defined]
-    uri = editor.open(module, UNSAVED)
+    editor, uri = opened(vscode, module, UNSAVED)
     editor.hold = True
     first = await call(vscode, "test/edit", path=str(module), oldText="hi '", newText="hey '")
     assert first.error is None
@@ -268,8 +268,7 @@ async def test_an_edit_applied_at_stale_positions_is_reported_as_failed(
 ) -> None:
     """A client applies an unversioned edit on top of text the server has not seen: the text
     it reports back never was the edit's result, so the tool fails and the user is told."""
-    editor: Editor = neovim.editor  # type: ignore[attr-defined]
-    uri = editor.open(module, UNSAVED)
+    editor, uri = opened(neovim, module, UNSAVED)
     editor.mode = "stale"
     result = await call(neovim, "test/edit", path=str(module), oldText="print", newText="log")
     assert result.text is None and "not the expected result" in result.error
@@ -281,8 +280,7 @@ async def test_an_edit_applied_at_stale_positions_is_reported_as_failed(
 async def test_typing_right_after_an_edit_in_the_same_did_change_is_no_failure(
     neovim: LanguageClient, module: Path
 ) -> None:
-    editor: Editor = neovim.editor  # type: ignore[attr-defined]
-    uri = editor.open(module, UNSAVED)
+    editor, uri = opened(neovim, module, UNSAVED)
     editor.mode = "type-after"
     result = await call(neovim, "test/edit", path=str(module), oldText="print", newText="log")
     assert result.error is None and "Successfully replaced" in result.text

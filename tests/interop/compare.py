@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.compaction import CHARS4, CompactionSettings, TokenCounter, prepare_compaction
-from pi_lsp.compaction.transcript import utf16_key
+from pi_lsp.javascript import utf16_key
 from pi_lsp.session import SessionStore
 
 

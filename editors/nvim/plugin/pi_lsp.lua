@@ -5,6 +5,15 @@ if vim.g.loaded_pi_lsp then
 end
 vim.g.loaded_pi_lsp = true
 
+-- :help pi_lsp from a plain runtimepath entry too (plugin managers build the tags, a bare rtp
+-- entry does not): build them where they are missing or older than the help file, if the
+-- plugin's doc/ folder is writable. Two stats at start-up.
+local doc = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h") .. "/doc"
+local help, tags = vim.uv.fs_stat(doc .. "/pi_lsp.txt"), vim.uv.fs_stat(doc .. "/tags")
+if help and (not tags or tags.mtime.sec < help.mtime.sec) and vim.fn.filewritable(doc) == 2 then
+  pcall(vim.cmd.helptags, doc)
+end
+
 vim.api.nvim_create_user_command("Pi", function(cmd)
   require("pi_lsp.commands").run(cmd.fargs)
 end, {

@@ -3,7 +3,7 @@
 // mode, the real daemon, the scripted provider; bench/suite runs in the extension host and
 // hands over to this script to scroll the 22k-entry tree while long tasks are observed.
 // Run: make bench-vscode (or node bench/run.mjs in editors/vscode after npm run build).
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setup, ext, repo } from "../test/harness.mjs";
 
@@ -24,6 +24,16 @@ try {
     ["extensionDevelopmentPath", `vscode-remote://${auth}${ext}`],
     ["extensionTestsPath", `vscode-remote://${auth}${ext}/out-test/bench`],
   ]);
+  // the suite's first-paint breakdown reads when the webview's frames came (bench.test.ts)
+  const frames = join(run.w, "frames.jsonl");
+  const logFrame = (ev) => (f) => appendFileSync(frames, JSON.stringify({ at: Date.now(), ev, url: f.url(), name: f.name() }) + "\n");
+  page.on("frameattached", logFrame("attached"));
+  page.on("framenavigated", logFrame("navigated"));
+  const ctx = page.context();
+  const logReq = (ev) => (r) => appendFileSync(frames, JSON.stringify({ at: Date.now(), ev, url: r.url(), sw: !!r.serviceWorker(), nav: r.isNavigationRequest() }) + "\n");
+  ctx.on("request", logReq("req"));
+  ctx.on("requestfinished", logReq("fin"));
+  ctx.on("requestfailed", logReq("failed"));
   const done = new Promise((r) => page.exposeFunction("codeAutomationExit", (c) => r(c)));
   await page.goto(`${run.base}/?folder=${encodeURIComponent(run.dirs.ws)}&payload=${encodeURIComponent(payload)}`);
   const scroll = (async () => {

@@ -1,16 +1,22 @@
 #!/usr/bin/env node
-// The chat webview's own part of the first paint, in headless chromium without VS Code (so the
-// figure is not code-server's webview set-up): a fresh page loads chat.js (→ its "ready"), then
-// gets the reset the extension posts for a 1,000-message session (its last 200 entries) and
-// reports the frame that shows it. `node bench/webview.mjs [other-chat.js]` also measures another
-// build of chat.js, the runs interleaved, and prints both and their ratio. Figures only, no
-// thresholds (docs/benchmarks.md). Build first: node scripts/build.mjs --production.
+// The chat webview's own part of a first paint, in headless chromium without VS Code (so the
+// figure is not code-server's webview set-up): a fresh page for a 1,000-message session (its
+// last 200 entries) from the moment its HTML is in to the frame that shows the first screen.
+// VS Code keeps a webview's frame hidden until its load event (the script loaded and run), so
+// that frame is the first animation frame after `load` for a page whose HTML holds the first
+// screen (src/chat/page.ts), or the frame after the reset the extension posts at `ready` for a
+// page without it (the reset is posted at once here, without the extension host's round trip).
+// `node bench/webview.mjs [old-media-dir]` also measures an older build (a media/ folder with
+// its chat.html, chat.js, chat.css; its HTML gets no first screen), the runs interleaved, and
+// prints both and their ratio. Figures only, no thresholds (docs/benchmarks.md). Build first:
+// node scripts/build.mjs --production.
+import { createServer } from "node:http";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { launchChromium, serveWebview } from "../test/webview/serve.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 15);
-const other = process.argv[2];
-const { base, close } = await serveWebview(other ? { "/other.js": other } : {});
-const browser = await launchChromium();
+const oldDir = process.argv[2];
 
 /** The entries pi/session/messages gives for the bench suite's 1,000-message session. */
 function entries(n) {
@@ -26,26 +32,45 @@ function entries(n) {
 }
 const page200 = entries(1000).slice(800);
 const state = { sessionId: "s", sessionFile: null, sessionName: null, cwd: "/w", folder: "file:///w", model: { provider: "openai", modelId: "fake-model", contextWindow: 100000, reasoning: false }, thinkingLevel: "off", availableThinkingLevels: ["off"], leafId: page200.at(-1).id, isStreaming: false, isCompacting: false, steeringQueue: [], followUpQueue: [], contextUsage: null, entryCount: 1000, lastSeq: 0 };
+const reset = { type: "reset", state, entries: page200, hasEarlier: true };
 
-async function once(script) {
+const current = await serveWebview({}, () => reset);
+/** An older build's media/ folder, its placeholders filled as that build's extension did. */
+function serveOld(dir) {
+  const html = readFileSync(join(dir, "chat.html"), "utf8").replaceAll("{{cspSource}}", "'self'").replaceAll("{{scriptUri}}", "/chat.js").replaceAll("{{styleUri}}", "/chat.css");
+  const server = createServer((req, res) => {
+    const file = { "/chat.js": "chat.js", "/chat.css": "chat.css" }[new URL(req.url ?? "/", "http://x").pathname];
+    res.writeHead(200, { "content-type": file ? (file.endsWith(".js") ? "text/javascript" : "text/css") : "text/html" });
+    res.end(file ? readFileSync(join(dir, file)) : html);
+  }).listen(0, "127.0.0.1");
+  return new Promise((r) => server.once("listening", () => r({ base: `http://127.0.0.1:${server.address().port}/`, close: () => server.close() })));
+}
+const old = oldDir ? await serveOld(oldDir) : null;
+const browser = await launchChromium();
+
+async function once(base) {
   const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
-  await page.addInitScript(() => {
+  await page.addInitScript((reset) => {
     window.__posted = [];
-    window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push({ ...m, now: performance.now() }), setState() {}, getState() {} });
-  });
-  await page.goto(script ? `${base}?script=${script}` : base);
-  await page.waitForFunction(() => window.__posted.some((m) => m.type === "ready"));
-  const r = await page.evaluate(async ({ state, entries }) => {
+    window.acquireVsCodeApi = () => ({
+      postMessage: (m) => {
+        window.__posted.push({ ...m, now: performance.now() });
+        // the extension's answer to a page without its first screen
+        if (m.type === "ready" && !m.initial) window.postMessage(reset, "*");
+      },
+    });
+    window.addEventListener("load", () => requestAnimationFrame(() => (window.__loadFrame = performance.now())));
+  }, reset);
+  await page.goto(base);
+  await page.waitForFunction(() => window.__loadFrame !== undefined && window.__posted.some((m) => m.type === "painted" && m.kind === "reset"));
+  const r = await page.evaluate(() => {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const js = performance.getEntriesByType("resource").find((e) => /\/chat\.js/.test(e.name));
     const ready = window.__posted.find((m) => m.type === "ready").now;
-    const js = performance.getEntriesByType("resource").find((e) => /\/(chat|other)\.js/.test(e.name));
-    const t0 = performance.now();
-    window.postMessage({ type: "reset", state, entries, hasEarlier: true }, "*");
-    for (;;) {
-      const p = window.__posted.find((m) => m.type === "painted" && m.kind === "reset");
-      if (p) return { scriptMs: ready - js.responseEnd, resetToPaintMs: p.at - (performance.timeOrigin + t0), itemsShown: document.querySelectorAll("#log .item").length };
-      await new Promise((res) => setTimeout(res, 1));
-    }
-  }, { state, entries: page200 });
+    const p = window.__posted.find((m) => m.type === "painted" && m.kind === "reset");
+    const shownAt = Math.max(window.__loadFrame, p.at - performance.timeOrigin);
+    return { firstScreenMs: shownAt - nav.responseEnd, scriptMs: ready - js.responseEnd, shown: p.shown, prerendered: !!p.prerendered };
+  });
   // everything rendered in the end (the rest of the page after the first screen)
   await page.waitForFunction(() => document.querySelectorAll("#log .item").length === 200, null, { timeout: 10000 });
   await page.close();
@@ -54,19 +79,20 @@ async function once(script) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const round = (x) => Math.round(x * 10) / 10;
-const results = { current: [], other: [] };
-await once(); // warm-up (the browser's first page)
+const results = { current: [], old: [] };
+await once(current.base); // warm-up (the browser's first page)
 for (let i = 0; i < RUNS; i++) {
-  results.current.push(await once());
-  if (other) results.other.push(await once("/other.js"));
+  results.current.push(await once(current.base));
+  if (old) results.old.push(await once(old.base));
 }
-const summary = (rs) => ({ runs: rs.length, scriptMedianMs: round(median(rs.map((r) => r.scriptMs))), resetToPaintMedianMs: round(median(rs.map((r) => r.resetToPaintMs))), itemsAtFirstPaint: median(rs.map((r) => r.itemsShown)) });
+const summary = (rs) => ({ runs: rs.length, firstScreenMedianMs: round(median(rs.map((r) => r.firstScreenMs))), scriptMedianMs: round(median(rs.map((r) => r.scriptMs))), itemsAtFirstPaint: median(rs.map((r) => r.shown)), firstScreenInHtml: rs.every((r) => r.prerendered) });
 const out = { current: summary(results.current) };
-if (other) {
-  out.other = summary(results.other);
+if (old) {
+  out.old = summary(results.old);
   const ratio = (a, b) => Math.round((a / b) * 100) / 100;
-  out.ratioCurrentToOther = { script: ratio(out.current.scriptMedianMs, out.other.scriptMedianMs), resetToPaint: ratio(out.current.resetToPaintMedianMs, out.other.resetToPaintMedianMs) };
+  out.ratioCurrentToOld = { firstScreen: ratio(out.current.firstScreenMedianMs, out.old.firstScreenMedianMs), script: ratio(out.current.scriptMedianMs, out.old.scriptMedianMs) };
 }
 console.log(JSON.stringify(out, null, 2));
 await browser.close();
-close();
+current.close();
+old?.close();

@@ -15,6 +15,8 @@ const tests = (dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith(".t
 await Promise.all([
   build({ ...common, entryPoints: ["src/extension.ts"], outfile: "out/extension.js", platform: "node", format: "cjs", target: "node18", external: ["vscode"] }),
   build({ ...common, entryPoints: ["webview/chat.ts"], outfile: "media/chat.js", platform: "browser", format: "iife", target: "chrome110" }),
+  // the panel's HTML builder, for the webview tests and benchmark (test/webview/serve.mjs)
+  build({ ...common, entryPoints: ["src/chat/page.ts"], outfile: "out-test/page.js", platform: "node", format: "cjs", target: "node18" }),
   build({ ...common, entryPoints: tests("test/unit"), outdir: "out-test/unit", platform: "node", format: "cjs", target: "node18", external: ["vscode"] }),
   build({ ...common, entryPoints: tests("test/suite"), outdir: "out-test/suite", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),
   build({ ...common, entryPoints: tests("test/multiroot"), outdir: "out-test/multiroot", platform: "node", format: "cjs", target: "node18", external: ["vscode", "mocha"] }),

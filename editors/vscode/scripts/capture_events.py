@@ -22,19 +22,37 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_daemon import Client, daemon_env  # noqa: E402
+from pi_lsp.devtools.builders import assistant, user  # noqa: E402
 from pi_lsp.devtools.fake_openai import FakeOpenAI  # noqa: E402
-from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn  # noqa: E402
+from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn, message_text  # noqa: E402
+from pi_lsp.session import SessionStore  # noqa: E402
 
 OUT = ROOT / "editors" / "vscode" / "test" / "fixtures"
 CALC = "def add(a, b):\n    return abs(a) + b\n"
 SUMMARY = "## Goal\nFix add()\n\n## Done\n- Removed abs()"
 
 
-def summaries(body: dict[str, Any]) -> Turn | None:
-    """Compaction and branch-summary requests carry a <conversation> block."""
-    if "<conversation>" not in json.dumps(body.get("messages")):
-        return None
-    return Turn(text=SUMMARY)
+FOREIGN_PROMPT = "Meanwhile the CLI writes"
+#: The session file another program appends to during the "foreign" scenario's model call.
+foreign_file: list[str] = []
+
+
+def responder(body: dict[str, Any]) -> Turn | None:
+    """The scripted provider's answers beyond the script.
+
+    Compaction and branch-summary requests carry a <conversation> block; in the "foreign"
+    scenario another writer (as the pi CLI, which takes no lock) appends a user message and its
+    reply to the session file while the daemon's model call runs.
+    """
+    if "<conversation>" in json.dumps(body.get("messages")):
+        return Turn(text=SUMMARY)
+    if foreign_file and FOREIGN_PROMPT in message_text(body["messages"][-1]):
+        other = SessionStore.open(foreign_file.pop())
+        other.append_message(user("A question from the CLI"))
+        other.append_message(assistant("The CLI's answer"))
+        other.close()
+        return Turn(text="My answer, on my own branch.")
+    return None
 
 
 SCRIPT = Script(
@@ -107,7 +125,7 @@ async def capture(work: Path) -> dict[str, Any]:
     root = work / "project"
     root.mkdir()
     (root / "calc.py").write_text(CALC)
-    fake = FakeOpenAI(SCRIPT, responder=summaries)
+    fake = FakeOpenAI(SCRIPT, responder=responder)
     fake.start()
     client = await Client.spawn(daemon_env(work / "agent"), cwd=str(root))
     rec = Recording(client)
@@ -205,6 +223,16 @@ async def capture(work: Path) -> dict[str, Any]:
             client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
         await scenario("stale", stale)
+
+        async def foreign() -> None:
+            state = await client.request("pi/session/state", {"sessionId": session})
+            foreign_file.append(state["sessionFile"])
+            ends = len(client.events("agent_end"))
+            prompt = {"sessionId": session, "text": FOREIGN_PROMPT}
+            await client.request("pi/session/prompt", prompt)
+            await client.wait_event("agent_end", ends + 1)
+
+        await scenario("foreign", foreign)
     finally:
         await client.close()
         fake.stop()
@@ -212,11 +240,18 @@ async def capture(work: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    """Capture and write the fixtures."""
+    """Capture and write the fixtures.
+
+    Only the scenarios named as arguments are written, if any are named; the scenarios build on
+    each other, so all of them run.
+    """
+    only = set(sys.argv[1:])
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="pi-capture-") as tmp:
         recorded = asyncio.run(capture(Path(tmp)))
         for name, data in recorded.items():
+            if only and name not in only:
+                continue
             path = OUT / f"{name}.json"
             path.write_text(json.dumps(scrub(data, tmp), indent=1, ensure_ascii=False) + "\n")
             print(f"{path.relative_to(ROOT)}: {len(data['events'])} events")

@@ -1,17 +1,22 @@
 // The chat webview panel: loads media/chat.html under a CSP that allows only the extension's own
-// script and styles, pages the session's entries into it (the last PAGE first), forwards the
-// current session's pi/event stream, and turns the webview's messages into commands.
+// script and styles, with the session's first screen already rendered into it (src/chat/page.ts),
+// pages the session's entries into it (the last PAGE first), forwards the current session's
+// pi/event stream, and turns the webview's messages into commands.
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import type { Entry, FromWebview, ToWebview } from "./chat/messages";
+import { chatPage, type Reset } from "./chat/page";
 import type { PendingPermission } from "./chat/model";
 import type { Sessions } from "./session";
 
 export const PAGE = 200;
+const now = (): number => performance.timeOrigin + performance.now();
 
 export class ChatPanel implements vscode.Disposable {
   panel: vscode.WebviewPanel | null = null;
   private ready = false;
+  /** The panel's HTML holds the current page and nothing was posted since (no reset needed). */
+  private inHtml = false;
   private queue: ToWebview[] = [];
   private entries: Entry[] = [];
   /** Index in `entries` of the oldest entry the webview has. */
@@ -24,6 +29,9 @@ export class ChatPanel implements vscode.Disposable {
   private readonly painted = new vscode.EventEmitter<Extract<FromWebview, { type: "painted" }>>();
   /** The webview painted a reset (or, in bench mode, an event). */
   readonly onPainted = this.painted.event;
+  /** When the last new panel was asked for, created, given its HTML, and said ready (epoch ms;
+   * the benchmark's breakdown of a first paint). */
+  readonly timeline = { asked: 0, panel: 0, html: 0, ready: 0 };
   onMessage: (m: FromWebview) => void = () => undefined;
   /** The page (re)loaded: what it must show again (pending permission prompts). */
   onReady: () => void = () => undefined;
@@ -34,8 +42,7 @@ export class ChatPanel implements vscode.Disposable {
         reset: (state, entries) => {
           this.entries = entries as Entry[];
           this.fresh = true;
-          this.shownFrom = Math.max(0, this.entries.length - PAGE);
-          this.post({ type: "reset", state, entries: this.entries.slice(this.shownFrom), hasEarlier: this.shownFrom > 0 });
+          this.post(this.page(state)!);
         },
         event: (n) => {
           this.track(n.event as unknown as Entry);
@@ -43,6 +50,13 @@ export class ChatPanel implements vscode.Disposable {
         },
       }),
     );
+  }
+
+  /** The reset for a session state (the current one by default): its last PAGE entries. */
+  private page(state = this.sessions.current): Reset | null {
+    if (!state) return null;
+    this.shownFrom = Math.max(0, this.entries.length - PAGE);
+    return { type: "reset", state, entries: this.entries.slice(this.shownFrom), hasEarlier: this.shownFrom > 0 };
   }
 
   /** Keep `entries` current: a stored message is appended; anything else that changes the
@@ -69,6 +83,7 @@ export class ChatPanel implements vscode.Disposable {
       this.panel.reveal(undefined, preserveFocus);
       return this.panel;
     }
+    this.timeline.asked = now();
     const media = vscode.Uri.joinPath(this.extensionUri, "media");
     const panel = vscode.window.createWebviewPanel(
       "pi.chat",
@@ -76,13 +91,20 @@ export class ChatPanel implements vscode.Disposable {
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus },
       { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [media] },
     );
+    this.timeline.panel = now();
     panel.iconPath = vscode.Uri.joinPath(media, "pi.svg");
-    const html = fs.readFileSync(vscode.Uri.joinPath(media, "chat.html").fsPath, "utf8");
+    const template = fs.readFileSync(vscode.Uri.joinPath(media, "chat.html").fsPath, "utf8");
     const webview = panel.webview;
-    panel.webview.html = html
-      .replaceAll("{{cspSource}}", webview.cspSource)
-      .replaceAll("{{scriptUri}}", webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.js")).toString())
-      .replaceAll("{{styleUri}}", webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.css")).toString());
+    const state = this.sessions.current;
+    // the first screen goes into the HTML itself, so it is painted without waiting for chat.js
+    const first = state && this.fresh ? this.page() : null;
+    this.inHtml = first !== null;
+    panel.webview.html = chatPage(template, {
+      cspSource: webview.cspSource,
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.js")).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.css")).toString(),
+    }, first);
+    this.timeline.html = now();
     this.ready = false;
     panel.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m), null, this.disposables);
     panel.onDidDispose(() => {
@@ -96,15 +118,16 @@ export class ChatPanel implements vscode.Disposable {
   private receive(m: FromWebview): void {
     this.received.push(m);
     if (m.type === "ready") {
+      this.timeline.ready = now();
       this.ready = true;
       const pending = this.queue;
       this.queue = [];
       for (const q of pending) if (q.type !== "reset" && q.type !== "event") void this.panel?.webview.postMessage(q);
       const state = this.sessions.current;
-      if (state && this.fresh) {
-        this.shownFrom = Math.max(0, this.entries.length - PAGE);
-        this.post({ type: "reset", state, entries: this.entries.slice(this.shownFrom), hasEarlier: this.shownFrom > 0 });
-      } else if (state) void this.sessions.reload();
+      if (m.initial && this.inHtml) {
+        // the page shows what its HTML held, and nothing changed since (inHtml stays true)
+      } else if (state && this.fresh) this.post(this.page()!);
+      else if (state) void this.sessions.reload();
       this.onReady();
       return;
     }
@@ -124,6 +147,7 @@ export class ChatPanel implements vscode.Disposable {
 
   post(m: ToWebview): void {
     if (!this.panel) return;
+    if (m.type === "reset" || m.type === "event") this.inHtml = false;
     if (!this.ready) {
       this.queue.push(m);
       return;

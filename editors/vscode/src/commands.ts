@@ -229,11 +229,14 @@ export function registerCommands(p: Parts): vscode.Disposable[] {
       if (!level) return undefined;
       return sessions.request<SessionState>(METHODS.sessionSetThinkingLevel, { level });
     },
-    "pi.showTree": async () => {
+    "pi.showTree": async (raw) => {
+      const entryId = s(argsOf(raw, "entryId").entryId);
       await sessions.ensure();
       await vscode.commands.executeCommand("pi.tree.focus");
       await tree.loaded;
-      return { nodes: tree.model.nodes.size, leafId: tree.model.leafId };
+      // an entry to show (e.g. the tip of another program's branch): its row revealed and selected
+      const revealed = entryId ? await tree.reveal(entryId) : undefined;
+      return { nodes: tree.model.nodes.size, leafId: tree.model.leafId, ...(entryId ? { revealed } : {}) };
     },
     "pi.restartServer": async () => daemon.restart(),
     "pi.pinSession": async () => {

@@ -176,6 +176,9 @@ export function activate(context: vscode.ExtensionContext): Api {
         await vscode.commands.executeCommand(ids[m.command]);
         return;
       }
+      case "reveal":
+        await vscode.commands.executeCommand("pi.showTree", { entryId: m.entryId });
+        return;
       case "openDiff": {
         const abs = path.resolve(sessions.current?.cwd ?? "", m.path);
         const left = vscode.Uri.from({ scheme: "pi-before", path: abs });

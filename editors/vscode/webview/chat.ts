@@ -2,9 +2,11 @@
 // FromWebview messages. Bundled by esbuild into media/chat.js (no inline script: the CSP allows
 // only the extension's own files). Runs in VS Code or, for the tests, in plain Chromium with a
 // mocked acquireVsCodeApi.
-import { ChatModel, type Change, type ChatItem, type ToolCard } from "../src/chat/model";
+import { scriptStart } from "./start";
+import { ChatModel, type Change, type ChatItem } from "../src/chat/model";
 import type { FromWebview, ToWebview } from "../src/chat/messages";
-import { enableHighlighting, renderMarkdown } from "./markdown";
+import { chromeText, FIRST_SCREEN, itemHtml } from "../src/chat/render";
+import { enableHighlighting } from "./highlight";
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -30,19 +32,6 @@ function button(label: string, data: Record<string, string>, title?: string): HT
   return b;
 }
 
-function actions(item: ChatItem): HTMLElement {
-  const bar = el("div", "actions");
-  if (!item.entryId) return bar;
-  if (item.kind === "user") bar.append(button("Edit & branch", { action: "editAndBranch" }, "Move back before this message and edit it; sending makes a new branch"));
-  bar.append(
-    button("Branch from here", { action: "branch" }, "Continue from this point (optionally summarizing the branch you leave)"),
-    button("Label…", { action: "label" }, "Bookmark this entry in the session tree"),
-    button("Fork", { action: "fork" }, "Copy the conversation up to here into a new session"),
-    button("Copy", { action: "copy" }, "Copy this message"),
-  );
-  return bar;
-}
-
 /** Tool cards the user opened or closed (kept across re-renders); others follow their status. */
 const toolOpen = new Map<string, boolean>();
 document.addEventListener("click", (e) => {
@@ -51,107 +40,17 @@ document.addEventListener("click", (e) => {
   if (d?.classList.contains("tool") && d.dataset.toolId) toolOpen.set(d.dataset.toolId, !d.open);
 });
 
-function toolCard(card: ToolCard): HTMLElement {
-  const box = el("details", `tool ${card.status}`);
-  box.dataset.toolId = card.id;
-  (box as HTMLDetailsElement).open = toolOpen.get(card.id) ?? (card.status === "running" || card.status === "error" || !!card.diff);
-  const head = el("summary");
-  const arg = card.args.path ?? card.args.command ?? card.args.pattern ?? "";
-  head.append(el("span", "tool-name", card.name), el("span", "tool-arg", String(arg)), el("span", `status ${card.status}`, card.status === "none" ? "no result" : card.status));
-  box.append(head);
-  box.append(el("pre", "args", JSON.stringify(card.args, null, 2)));
-  if (card.diff) {
-    const pre = el("pre", "diff");
-    for (const line of card.diff.split("\n")) {
-      pre.append(el("span", line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "ctx", line + "\n"));
-    }
-    box.append(pre);
-  }
-  if (card.output) box.append(el("pre", "output", card.output.length > 20000 ? card.output.slice(0, 20000) + "\n…" : card.output));
-  return box;
-}
-
+const template = document.createElement("template");
+/** An item's element, from the renderer the extension also uses for a panel's first screen. */
 function renderItem(item: ChatItem): HTMLElement {
-  const div = el("div", `item ${item.kind}`);
-  div.dataset.key = String(item.key);
-  if (item.entryId) div.dataset.entryId = item.entryId;
-  switch (item.kind) {
-    case "user":
-      div.append(el("div", "who", "You"), el("div", "text", item.text));
-      break;
-    case "assistant":
-      div.append(el("div", "who", "pi"));
-      for (const b of item.blocks) {
-        if (b.type === "text") {
-          const t = el("div", "md");
-          t.innerHTML = renderMarkdown(b.text);
-          div.append(t);
-        } else if (b.type === "thinking") {
-          const d = el("details", "thinking");
-          d.append(el("summary", undefined, "Thinking"), el("div", "text", b.text));
-          div.append(d);
-        } else {
-          const card = model.tools.get(b.id);
-          if (card) div.append(toolCard(card));
-        }
-      }
-      if (item.streaming) div.append(el("span", "cursor", "▍"));
-      if (item.stopReason === "aborted") div.append(el("div", "note", "Stopped."));
-      if (item.stopReason === "error") {
-        div.append(el("div", "note error", `The model call failed: ${item.errorMessage ?? "unknown error"}. Check pi.apiBase / the API key, or send again.`));
-      }
-      break;
-    case "compaction": {
-      const d = el("details", "summary-box");
-      const what = item.pending ? "Compacting the conversation…" : item.error ? `Compaction failed: ${item.error}` :
-        `Compacted: ${item.tokensBefore ?? "?"} tokens of earlier conversation summarized`;
-      d.append(el("summary", undefined, what));
-      if (item.summary) {
-        const s = el("div", "md");
-        s.innerHTML = renderMarkdown(item.summary);
-        d.append(s);
-      }
-      div.append(d);
-      break;
-    }
-    case "branchSummary": {
-      const d = el("details", "summary-box");
-      d.append(el("summary", undefined, "Summary of the branch left"));
-      const s = el("div", "md");
-      s.innerHTML = renderMarkdown(item.summary);
-      d.append(s);
-      div.append(d);
-      break;
-    }
-    case "bash":
-      div.append(el("div", "who", `$ ${item.command}`), el("pre", "output", item.output));
-      break;
-    case "custom":
-      div.append(el("div", "text", item.text));
-      break;
-    case "notice":
-      div.classList.add(item.level);
-      div.append(el("div", "text", item.text));
-      break;
-    case "changes": {
-      div.append(el("div", "who", "Files changed in this turn"));
-      for (const f of item.files) {
-        const row = el("div", "file");
-        row.append(el("span", "path", f), button("Open diff", { diff: f }));
-        div.append(row);
-      }
-      break;
-    }
-  }
-  if (item.kind !== "notice" && item.kind !== "changes") div.append(actions(item));
-  return div;
+  template.innerHTML = itemHtml(item, model.tools, (id) => toolOpen.get(id));
+  return template.content.firstElementChild as HTMLElement;
 }
 
 const nodes = new Map<number, HTMLElement>();
 
-/** Items a reset renders before its first paint (more than a screen); the older ones of the
- * page follow in chunks of FILL_CHUNK, one task each, above them. */
-const FIRST = 30;
+/** A reset renders its newest FIRST_SCREEN items before its first paint (more than a screen);
+ * the older ones of the page follow in chunks of FILL_CHUNK, one task each, above them. */
 const FILL_CHUNK = 40;
 /** Keys of the reset's items not rendered yet, oldest first (updates to them wait for the fill). */
 let unrendered: number[] = [];
@@ -180,21 +79,26 @@ function fill(generation: number): void {
   else earlierButton();
 }
 
-/** Show a change; a reset paints its newest FIRST items at once unless `whole` (Load earlier,
- * where the user looks at the top). */
-function render(ch: Change, whole = false): void {
+/** Show a change; a reset paints its newest FIRST_SCREEN items at once unless `whole` (Load
+ * earlier, where the user looks at the top). `prerendered`: those items are in the page's HTML
+ * already (the extension rendered them with the same renderer); they are adopted, not redrawn. */
+function render(ch: Change, whole = false, prerendered = false): void {
   if (ch.ignored) console.warn(`pi chat: ${ch.ignored}`);
   const stick = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   if (ch.reset) {
     nodes.clear();
-    log.textContent = "";
     const generation = ++fillGeneration;
-    const split = whole ? 0 : Math.max(0, model.items.length - FIRST);
+    const split = whole ? 0 : Math.max(0, model.items.length - FIRST_SCREEN);
     unrendered = model.items.slice(0, split).map((item) => item.key);
-    for (const item of model.items.slice(split)) {
-      const n = renderItem(item);
-      nodes.set(item.key, n);
-      log.append(n);
+    if (prerendered) {
+      for (const n of log.querySelectorAll<HTMLElement>(":scope > .item")) nodes.set(Number(n.dataset.key), n);
+    } else {
+      log.textContent = "";
+      for (const item of model.items.slice(split)) {
+        const n = renderItem(item);
+        nodes.set(item.key, n);
+        log.append(n);
+      }
     }
     // the rest after the first frame is on screen
     if (unrendered.length) requestAnimationFrame(() => setTimeout(() => fill(generation), 0));
@@ -227,14 +131,12 @@ function render(ch: Change, whole = false): void {
 
 function renderChrome(): void {
   const s = model.state;
-  $("#name").textContent = s?.sessionName ?? "New session";
-  $("#model").textContent = s?.model ? `${s.model.provider}/${s.model.modelId}` : "no model";
-  $("#thinking").textContent = `thinking: ${s?.thinkingLevel ?? "off"}`;
-  const u = model.usage();
-  const pct = u.percent === null ? "?" : `${u.percent.toFixed(1)}%`;
-  $("#meter").textContent = `${u.tokens ?? "?"} / ${u.window ?? "?"} tokens (${pct}) · $${u.cost.toFixed(4)}`;
-  const bar = $("#meter-bar");
-  bar.style.width = `${Math.min(100, u.percent ?? 0)}%`;
+  const t = chromeText(model);
+  $("#name").textContent = t.name;
+  $("#model").textContent = t.model;
+  $("#thinking").textContent = t.thinking;
+  $("#meter").textContent = t.meter;
+  $("#meter-bar").style.width = `${t.percent}%`;
   document.body.classList.toggle("streaming", model.streaming);
   document.body.classList.toggle("compacting", model.compacting);
   const queue = $("#queue");
@@ -291,6 +193,10 @@ document.addEventListener("click", (e) => {
     const found = model.items.find((it) => it.entryId === entryId);
     const text = action === "copy" && found ? itemText(found) : undefined;
     post({ type: "action", action, entryId, ...(text !== undefined ? { text } : {}) });
+  } else if (b.dataset.tree) {
+    post({ type: "reveal", entryId: b.dataset.tree });
+  } else if (b.dataset.foreign) {
+    post({ type: "action", action: "branch", entryId: b.dataset.foreign });
   } else if (b.dataset.diff) {
     post({ type: "openDiff", path: b.dataset.diff });
   } else if (b.dataset.earlier) {
@@ -309,11 +215,27 @@ function itemText(item: ChatItem): string {
 }
 
 let benchEvents = false;
-/** Report the frame that shows a change (after the DOM update, at the next animation frame). */
-function painted(kind: "reset" | "event", seq?: number): void {
+/** Report the frame that shows a change (after the DOM update, at the next animation frame); for
+ * the HTML's own first page, once the browser reports its first contentful paint (or after 1 s,
+ * e.g. when the panel is hidden and nothing paints), with that paint's time. */
+function painted(kind: "reset" | "event", seq?: number, prerendered = false): void {
   requestAnimationFrame(() => {
-    post({ type: "painted", kind, ...(seq !== undefined ? { seq } : {}), at: performance.timeOrigin + performance.now(), items: model.items.length, shown: nodes.size });
+    const report = { type: "painted", kind, ...(seq !== undefined ? { seq } : {}), at: performance.timeOrigin + performance.now(), items: model.items.length, shown: nodes.size } as const;
     loadHighlighter();
+    if (!prerendered) return post(report);
+    let sent = false;
+    const send = (fcp?: number): void => {
+      if (sent) return;
+      sent = true;
+      observer.disconnect();
+      post({ ...report, prerendered, ...(fcp !== undefined ? { firstContentfulPaint: performance.timeOrigin + fcp } : {}) });
+    };
+    const observer = new PerformanceObserver((list) => {
+      const fcp = list.getEntriesByName("first-contentful-paint")[0];
+      if (fcp) send(fcp.startTime);
+    });
+    observer.observe({ type: "paint", buffered: true });
+    setTimeout(() => send(), 1000);
   });
 }
 
@@ -322,7 +244,7 @@ let highlighterRequested = false;
 function loadHighlighter(): void {
   if (highlighterRequested) return;
   highlighterRequested = true;
-  setTimeout(() => enableHighlighting(log), 0);
+  setTimeout(() => void enableHighlighting(log), 0);
 }
 
 window.addEventListener("message", (e: MessageEvent) => {
@@ -364,4 +286,15 @@ window.addEventListener("message", (e: MessageEvent) => {
   }
 });
 
-post({ type: "ready" });
+// The page's HTML may hold the session's first page already rendered (src/chat/page.ts): adopt it.
+const initial = document.getElementById("initial");
+if (initial) {
+  const m = JSON.parse(initial.textContent ?? "") as Extract<ToWebview, { type: "reset" }>;
+  hasEarlier = m.hasEarlier;
+  render(model.load(m.entries, m.state), false, true);
+  painted("reset", undefined, true);
+}
+
+const epoch = (t: number): number => performance.timeOrigin + t;
+const fetched = performance.getEntriesByType("resource").find((e) => /\/chat\.js(\?|$)/.test(e.name)) as PerformanceResourceTiming | undefined;
+post({ type: "ready", initial: !!initial, timing: { origin: performance.timeOrigin, scriptFetched: fetched ? epoch(fetched.responseEnd) : null, scriptStart: epoch(scriptStart), ready: epoch(performance.now()) } });

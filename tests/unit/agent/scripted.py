@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from pi_lsp.agent.assistant_builder import InvalidArguments
 from pi_lsp.agent.loop import BeforeTool, LoopHooks, run_loop
 from pi_lsp.devtools.builders import usage, user
 from pi_lsp.tools.base import Tool, ToolInvocation, ToolParams, ToolResult
@@ -33,7 +34,7 @@ class ScriptedStream:
         self.reply = reply
         self.abort = abort
         self.index = index
-        self.invalid_arguments: dict[str, Any] = {}
+        self.invalid_arguments: dict[str, InvalidArguments] = {}
         self.message: dict[str, Any] = {
             "role": "assistant",
             "content": [],
@@ -70,7 +71,7 @@ class ScriptedStream:
         for number, (name, args) in enumerate(self.reply.calls):
             call_id = f"call_{self.index}_{number}"
             if isinstance(args, str):  # unparsable arguments
-                self.invalid_arguments[call_id] = args
+                self.invalid_arguments[call_id] = InvalidArguments(raw=args, error="not JSON")
                 args = {}
             message["content"].append(
                 {"type": "toolCall", "id": call_id, "name": name, "arguments": args}

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.agent.config import MessageQueue, QueueMode
+from pi_lsp.agent import MessageQueue
 from pi_lsp.agent.loop import SKIPPED, LoopHooks, run_loop
 from pi_lsp.devtools.builders import user
+from pi_lsp.literals import QueueMode
 from pi_lsp.tools import create_tools
 from tests.unit.agent.scripted import Reply, Script, SleepTool, kinds, recorder, tool_map
 
@@ -40,6 +41,12 @@ def hooks(
     )
 
 
+def naps(*naps: tuple[str, float], text: str = "", then: str) -> Script:
+    """A reply calling ``sleep`` for each ``(label, seconds)``, then a text reply."""
+    calls = [("sleep", {"seconds": seconds, "label": label}) for label, seconds in naps]
+    return Script(Reply(text, calls=calls), Reply(then))
+
+
 async def test_text_reply_event_order() -> None:
     events, emit = recorder()
     messages: list[dict[str, Any]] = []
@@ -58,16 +65,7 @@ async def test_text_reply_event_order() -> None:
 
 async def test_parallel_tools_results_in_call_order_then_next_turn(tmp_path: Path) -> None:
     SleepTool.finished.clear()
-    script = Script(
-        Reply(
-            "working",
-            calls=[
-                ("sleep", {"seconds": 0.2, "label": "slow"}),
-                ("sleep", {"seconds": 0.01, "label": "fast"}),
-            ],
-        ),
-        Reply("done"),
-    )
+    script = naps(("slow", 0.2), ("fast", 0.01), text="working", then="done")
     events, emit = recorder()
     messages: list[dict[str, Any]] = []
     await run_loop(
@@ -121,15 +119,7 @@ async def test_bad_calls_become_error_results_and_the_loop_continues(tmp_path: P
 
 
 async def test_steering_skips_the_remaining_tool_calls(tmp_path: Path) -> None:
-    script = Script(
-        Reply(
-            calls=[
-                ("sleep", {"seconds": 0.01, "label": "a"}),
-                ("sleep", {"seconds": 5, "label": "b"}),
-            ]
-        ),
-        Reply("ok, switching"),
-    )
+    script = naps(("a", 0.01), ("b", 5), then="ok, switching")
     events, emit = recorder()
     steering: list[dict[str, Any]] = []
     messages: list[dict[str, Any]] = []

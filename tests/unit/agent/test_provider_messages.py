@@ -13,7 +13,7 @@ from pi_lsp.agent.provider_messages import (
     tool_definitions,
 )
 from pi_lsp.devtools.builders import assistant, call, text, tool_result
-from pi_lsp.session.convert import BRANCH_PREFIX, COMPACTION_PREFIX
+from pi_lsp.session.messages import BRANCH_PREFIX, COMPACTION_PREFIX
 from tests.unit.agent.helpers import model_info
 
 GPT_4O = {"provider": "openai", "model": "gpt-4o", "api": "openai-completions"}

@@ -16,6 +16,7 @@ from pi_lsp.agent.llm import (
 )
 from pi_lsp.agent.models import ModelInfo
 from pi_lsp.agent.stream import AssistantStream, Endpoint, ModelRequest, stream_assistant
+from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import ScriptError, Turn
 from pi_lsp.session.jsonl import JsonObject
 from pi_lsp.session.messages import AssistantMessage
@@ -27,6 +28,24 @@ ASSISTANT = TypeAdapter(AssistantMessage)
 
 async def events_of(stream: object) -> list[JsonObject]:
     return [event async for event in stream]  # type: ignore[attr-defined]
+
+
+async def failed_call(
+    make_fake: MakeFake, model: ModelInfo, error: ScriptError
+) -> tuple[AssistantStream, AssistantMessage, FakeOpenAI]:
+    """One call the scripted server fails with ``error``: the stream, its message, the server."""
+    fake = make_fake([Turn(error=error)])
+    stream = stream_assistant(request(model, fake))
+    return stream, await stream.result(), fake
+
+
+def abortable(
+    make_fake: MakeFake, model: ModelInfo, turn: Turn
+) -> tuple[AssistantStream, asyncio.Event, FakeOpenAI]:
+    """A call the scripted server answers with ``turn``: the stream, its abort event, the server."""
+    fake = make_fake([turn])
+    abort = asyncio.Event()
+    return stream_assistant(request(model, fake, abort=abort)), abort, fake
 
 
 async def consuming_until_text(stream: AssistantStream) -> asyncio.Task[None]:
@@ -68,9 +87,7 @@ async def test_rate_limit_is_an_error_message_with_retry_delay(
 async def test_server_error_is_retryable_and_sent_once(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(error=ScriptError(status=500))])
-    stream = stream_assistant(request(plain_model, fake))
-    message = await stream.result()
+    stream, message, fake = await failed_call(make_fake, plain_model, ScriptError(status=500))
     assert message["errorMessage"].startswith("500 ")
     assert is_retryable_message(message)
     assert stream.failure is not None and stream.failure.kind == "server"
@@ -80,9 +97,7 @@ async def test_server_error_is_retryable_and_sent_once(
 async def test_authentication_failure_says_what_to_set(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(error=ScriptError(status=401))])
-    stream = stream_assistant(request(plain_model, fake))
-    message = await stream.result()
+    stream, message, _ = await failed_call(make_fake, plain_model, ScriptError(status=401))
     assert message["errorMessage"].startswith(
         "Authentication failed for openai: set OPENAI_API_KEY"
     )
@@ -95,9 +110,8 @@ async def test_authentication_failure_says_what_to_set(
 async def test_context_overflow_is_detected_and_not_retried(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(error=ScriptError.context_overflow(window=8192, requested=9000))])
-    stream = stream_assistant(request(plain_model, fake))
-    message = await stream.result()
+    overflow = ScriptError.context_overflow(window=8192, requested=9000)
+    stream, message, _ = await failed_call(make_fake, plain_model, overflow)
     assert "maximum context length is 8192 tokens" in message["errorMessage"]
     assert is_context_overflow(message, plain_model.context_window)
     assert not is_retryable_message(message)
@@ -119,9 +133,9 @@ async def test_connection_refused_is_a_retryable_error(plain_model: ModelInfo) -
 async def test_abort_mid_stream_keeps_partial_and_closes_the_connection(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(text="Working on it now", chunk_size=4, hang_after=3)])
-    abort = asyncio.Event()
-    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    stream, abort, fake = abortable(
+        make_fake, plain_model, Turn(text="Working on it now", chunk_size=4, hang_after=3)
+    )
     seen = []
     async for event in stream:
         seen.append(event["type"])
@@ -139,9 +153,9 @@ async def test_abort_mid_stream_keeps_partial_and_closes_the_connection(
 async def test_abort_of_a_slow_stream_closes_it(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(text="x" * 400, chunk_size=1, chunk_delay=0.01)])
-    abort = asyncio.Event()
-    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    stream, abort, fake = abortable(
+        make_fake, plain_model, Turn(text="x" * 400, chunk_size=1, chunk_delay=0.01)
+    )
     async for event in stream:
         if event["type"] == "text_delta":
             abort.set()
@@ -190,9 +204,7 @@ async def test_closing_the_stream_early_closes_the_connection(
 async def test_abort_while_waiting_for_the_response_headers(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(text="late", response_delay=0.5)])
-    abort = asyncio.Event()
-    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    stream, abort, fake = abortable(make_fake, plain_model, Turn(text="late", response_delay=0.5))
 
     async def abort_when_sent() -> None:
         while not fake.requests:
@@ -211,9 +223,9 @@ async def test_abort_while_waiting_for_the_response_headers(
 async def test_outer_cancellation_wins_over_a_pending_abort(
     make_fake: MakeFake, plain_model: ModelInfo
 ) -> None:
-    fake = make_fake([Turn(text="Hanging reply", hang_after=2)])
-    abort = asyncio.Event()
-    stream = stream_assistant(request(plain_model, fake, abort=abort))
+    stream, abort, fake = abortable(
+        make_fake, plain_model, Turn(text="Hanging reply", hang_after=2)
+    )
     task = await consuming_until_text(stream)
     await asyncio.sleep(0.01)  # let the consumer block on the next read
     abort.set()

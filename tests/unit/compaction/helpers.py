@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from pi_lsp.compaction import SummaryRequest
 from pi_lsp.devtools.builders import assistant, fresh_store, user
 from pi_lsp.session import SessionStore
+
+ENTRY_HEAD = ["type", "id", "parentId", "timestamp"]
+"""The keys every entry line starts with, in pi's order."""
+
+
+def written_line(store: SessionStore, index: int = -1) -> dict[str, Any]:
+    """The JSON object of one line of the store's file (the last by default)."""
+    assert store.path is not None
+    line: dict[str, Any] = json.loads(store.path.read_text().splitlines()[index])
+    return line
+
+
+def entry_keys(*keys: str) -> list[str]:
+    """The keys of an entry line in pi's order: :data:`ENTRY_HEAD`, then ``keys``."""
+    return [*ENTRY_HEAD, *keys]
 
 
 def memory_store() -> SessionStore:

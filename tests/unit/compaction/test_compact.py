@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from pathlib import Path
 
@@ -27,7 +26,13 @@ from pi_lsp.devtools.builders import (
     user,
 )
 from pi_lsp.session import SessionStore
-from tests.unit.compaction.helpers import RecordingModel, add_turn, memory_store
+from tests.unit.compaction.helpers import (
+    RecordingModel,
+    add_turn,
+    entry_keys,
+    memory_store,
+    written_line,
+)
 
 KEEP = CompactionSettings(keep_recent_tokens=60)
 
@@ -43,19 +48,9 @@ async def test_compaction_entry_has_pis_fields(tmp_path: Path) -> None:
     store = file_store(tmp_path)
     leaf = store.leaf_id
     result = await compact(store, RecordingModel(), KEEP)
-    assert store.path is not None
-    last = json.loads(store.path.read_text().splitlines()[-1])
-    assert list(last) == [
-        "type",
-        "id",
-        "parentId",
-        "timestamp",
-        "summary",
-        "firstKeptEntryId",
-        "tokensBefore",
-        "details",
-        "fromHook",
-    ]
+    last = written_line(store)
+    keys = entry_keys("summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook")
+    assert list(last) == keys
     assert last["parentId"] == leaf and last["fromHook"] is False
     assert last["details"] == {"readFiles": [], "modifiedFiles": []}
     assert result.model_dump(by_alias=True) == {

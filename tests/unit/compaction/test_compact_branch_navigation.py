@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,8 @@ from pi_lsp.compaction import (
     navigate_tree,
     prepare_branch_entries,
 )
-from pi_lsp.compaction.summarize import BRANCH_INSTRUCTIONS, BRANCH_PREAMBLE, SYSTEM_PROMPT
+from pi_lsp.compaction.compact import BRANCH_INSTRUCTIONS, BRANCH_PREAMBLE
+from pi_lsp.compaction.summarize import SYSTEM_PROMPT
 from pi_lsp.devtools.builders import (
     assistant,
     call,
@@ -26,7 +26,7 @@ from pi_lsp.devtools.builders import (
     user,
 )
 from pi_lsp.session import EntryNotFoundError, SessionStore
-from tests.unit.compaction.helpers import RecordingModel, memory_store
+from tests.unit.compaction.helpers import RecordingModel, entry_keys, memory_store, written_line
 
 
 def forked() -> tuple[SessionStore, dict[str, str]]:
@@ -156,18 +156,8 @@ async def test_summary_hangs_under_the_new_leaf(tmp_path: Path) -> None:
     # pi 1.6.0: fromId names the leaf left behind (v0.58.3 wrote the branch point).
     assert summary.value["fromHook"] is False and summary.value["fromId"] == old_leaf
     assert store.labels == {summary.id: "back"}
-    assert store.path is not None
-    line = json.loads(store.path.read_text().splitlines()[-2])
-    assert list(line) == [
-        "type",
-        "id",
-        "parentId",
-        "timestamp",
-        "fromId",
-        "summary",
-        "details",
-        "fromHook",
-    ]
+    line = written_line(store, -2)
+    assert list(line) == entry_keys("fromId", "summary", "details", "fromHook")
     context = store.context()
     assert [m["role"] for m in context.messages] == ["user", "assistant", "branchSummary"]
     assert q1 in context.entry_ids

@@ -140,6 +140,17 @@ def test_after_a_compaction_only_its_kept_part_can_still_be_compacted() -> None:
     assert prep.previous_kept_count == 4
 
 
+def test_a_cut_inside_the_kept_part_counts_only_what_is_summarized_of_it() -> None:
+    store = memory_store()
+    ids = turns(store, "t1", "t2", "t3")
+    store.append_compaction("S", ids["t2"], 10)
+    store.append_message(user("t4 short"))
+    prep = plan_compaction(store.branch_path(), CompactionSettings(keep_recent_tokens=200))
+    assert prep.first_kept_entry_id == ids["t3"] and not prep.is_split_turn
+    assert texts(prep.messages_to_summarize) == ["t2"]
+    assert prep.previous_kept_count == 2  # t2's user message and reply, both kept last time
+
+
 def test_leaf_compaction_is_already_compacted() -> None:
     store = memory_store()
     ids = turns(store, "t1", "t2")

@@ -170,14 +170,28 @@ async def test_an_empty_new_file_is_only_created(
     assert editor.requests[0].operations == (CreateFile(path_to_uri(str(tmp_path / "empty.txt"))),)
 
 
-async def test_new_files_go_to_disk_without_create_support(
-    editor: FakeEditor, fs: EditorFileSystem, tmp_path: Path
+@pytest.mark.parametrize(
+    ("name", "before", "create_files"),
+    [
+        pytest.param("new.py", None, False, id="a-new-file-without-create-support"),
+        pytest.param("other.txt", "old\n", True, id="a-file-not-open"),
+    ],
+)
+async def test_writes_the_editor_does_not_hold_go_to_disk(
+    editor: FakeEditor,
+    fs: EditorFileSystem,
+    tmp_path: Path,
+    name: str,
+    before: str | None,
+    create_files: bool,
 ) -> None:
-    editor.create_files = False
-    new = tmp_path / "new.py"
-    await fs.write_text(str(new), "x = 1\n")
+    editor.create_files = create_files
+    target = tmp_path / name
+    if before is not None:
+        target.write_text(before)
+    await fs.write_text(str(target), "x = 1\n")
     assert editor.requests == []
-    assert new.read_text() == "x = 1\n"
+    assert target.read_text() == "x = 1\n"
 
 
 async def test_a_created_file_the_editor_keeps_to_itself_stays_readable_and_editable(
@@ -200,16 +214,6 @@ def only_created_edit(editor: FakeEditor) -> TextChange:
     (change,) = editor.requests[-1].operations
     assert isinstance(change, TextChange)
     return change
-
-
-async def test_files_not_open_are_written_to_disk(
-    fs: EditorFileSystem, editor: FakeEditor, tmp_path: Path
-) -> None:
-    other = tmp_path / "other.txt"
-    other.write_text("old\n")
-    await fs.write_text(str(other), "new\n")
-    assert editor.requests == []
-    assert other.read_text() == "new\n"
 
 
 async def test_same_content_sends_nothing(

@@ -9,7 +9,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcInternalError
 
 from pi_lsp.protocol.framing import FrameParser, Message
-from pi_lsp.server import create_server
+from pi_lsp.protocol.registry import create_server
 
 
 class _Writer:

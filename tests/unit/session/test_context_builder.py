@@ -11,10 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_lsp.session.context import ContextBuilder, build_context
-from pi_lsp.session.index import SessionIndex
-from pi_lsp.session.jsonl import JsonObject, dumps
-from pi_lsp.session.records import Record
-from pi_lsp.session.tree import path_to_root
+from pi_lsp.session.jsonl import JsonObject, Record, dumps
+from pi_lsp.session.tree import SessionIndex, path_to_root
 
 KINDS = ("user", "assistant", "system", "compaction", "edit", "omit", "thinking", "model", "label")
 

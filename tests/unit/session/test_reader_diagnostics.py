@@ -11,8 +11,8 @@ from pathlib import Path
 
 from pi_lsp.devtools.builders import session_header
 from pi_lsp.session import SessionStore
+from pi_lsp.session.jsonl import MAX_DIAGNOSTICS, Diagnostic, DiagnosticList
 from pi_lsp.session.reader import parse_appended
-from pi_lsp.session.records import MAX_DIAGNOSTICS, Diagnostic, DiagnosticList
 
 HEADER = session_header("s1", "/w")
 ENTRY = {

@@ -93,6 +93,28 @@ async def test_cancelling_the_task_also_kills_the_tree(ws: Workspace) -> None:
     assert await wait_gone(pid)
 
 
+async def test_cancelling_while_the_output_pipe_connects_kills_the_tree(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The command runs from the moment it is spawned: a cancel that arrives before the output
+    # pipe is connected (a loaded machine makes that window long) must kill it too.
+    loop = asyncio.get_running_loop()
+    connecting = asyncio.Event()
+
+    async def never_connected(*_: object) -> None:
+        connecting.set()
+        await asyncio.sleep(3600)
+
+    monkeypatch.setattr(loop, "connect_read_pipe", never_connected)
+    task = asyncio.create_task(ws.run("bash", {"command": "sleep 300 & echo $! > bg.pid; wait"}))
+    pid = int(await wait_for_file(ws.root / "bg.pid"))
+    await connecting.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_gone(pid)
+
+
 async def test_already_aborted(ws: Workspace) -> None:
     cancel = asyncio.Event()
     cancel.set()

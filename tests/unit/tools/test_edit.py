@@ -60,25 +60,44 @@ def test_diff_of_a_last_line_without_newline() -> None:
     assert generate_diff_string("a\nb", "a\nb\nc").diff == " 1 a\n-2 b\n+2 b\n+3 c"
 
 
-async def test_not_found(ws: Workspace) -> None:
-    ws.write("f.txt", "abc\n")
+@pytest.mark.parametrize(
+    ("content", "old_text", "new_text", "message"),
+    [
+        pytest.param(
+            "abc\n",
+            "xyz",
+            "q",
+            "Could not find the exact text in f.txt. The old text must match exactly including all "
+            "whitespace and newlines.",
+            id="not-found",
+        ),
+        pytest.param(
+            "foo\nbar\nfoo\n",
+            "foo",
+            "q",
+            "Found 2 occurrences of the text in f.txt. The text must be unique. Please provide more "
+            "context to make it unique.",
+            id="ambiguous",
+        ),
+        pytest.param(
+            "same\n",
+            "same",
+            "same",
+            "No changes made to f.txt. The replacement produced identical content. This might "
+            "indicate an issue with special characters or the text not existing as expected.",
+            id="identical-result",
+        ),
+        pytest.param("abc", "", "x", "oldText must not be empty in f.txt.", id="empty-old-text"),
+    ],
+)
+async def test_refusals_say_why_and_leave_the_file_alone(
+    ws: Workspace, content: str, old_text: str, new_text: str, message: str
+) -> None:
+    ws.write("f.txt", content)
     with pytest.raises(ToolError) as error:
-        await ws.run("edit", {"path": "f.txt", "oldText": "xyz", "newText": "q"})
-    assert str(error.value) == (
-        "Could not find the exact text in f.txt. The old text must match exactly including all "
-        "whitespace and newlines."
-    )
-
-
-async def test_ambiguous(ws: Workspace) -> None:
-    ws.write("f.txt", "foo\nbar\nfoo\n")
-    with pytest.raises(ToolError) as error:
-        await ws.run("edit", {"path": "f.txt", "oldText": "foo", "newText": "q"})
-    assert str(error.value) == (
-        "Found 2 occurrences of the text in f.txt. The text must be unique. Please provide more "
-        "context to make it unique."
-    )
-    assert ws.read("f.txt") == b"foo\nbar\nfoo\n"
+        await ws.run("edit", {"path": "f.txt", "oldText": old_text, "newText": new_text})
+    assert str(error.value) == message
+    assert ws.read("f.txt") == content.encode()
 
 
 async def test_occurrences_are_counted_in_fuzzy_space(ws: Workspace) -> None:
@@ -86,23 +105,6 @@ async def test_occurrences_are_counted_in_fuzzy_space(ws: Workspace) -> None:
     with pytest.raises(ToolError) as error:
         await ws.run("edit", {"path": "f.txt", "oldText": 'say "hi"', "newText": "x"})
     assert str(error.value).startswith("Found 2 occurrences of the text in f.txt.")
-
-
-async def test_identical_result(ws: Workspace) -> None:
-    ws.write("f.txt", "same\n")
-    with pytest.raises(ToolError) as error:
-        await ws.run("edit", {"path": "f.txt", "oldText": "same", "newText": "same"})
-    assert str(error.value) == (
-        "No changes made to f.txt. The replacement produced identical content. This might "
-        "indicate an issue with special characters or the text not existing as expected."
-    )
-
-
-async def test_empty_old_text(ws: Workspace) -> None:
-    ws.write("f.txt", "abc")
-    with pytest.raises(ToolError) as error:
-        await ws.run("edit", {"path": "f.txt", "oldText": "", "newText": "x"})
-    assert str(error.value) == "oldText must not be empty in f.txt."
 
 
 async def test_missing_file(ws: Workspace) -> None:

@@ -13,12 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.regular_files import (
-    FileTooLargeError,
-    NotRegularFileError,
-    read_regular,
-    read_regular_async,
-)
 from pi_lsp.tools import ToolError
 from pi_lsp.tools.files import MAX_IMAGE_BYTES
 from pi_lsp.tools.fs import MAX_READ_BYTES
@@ -94,23 +88,3 @@ async def test_grep_skips_a_fifo_and_a_fifo_gitignore(ws: Workspace) -> None:
     assert result.text.startswith("a.txt:1: needle")
     found = await asyncio.wait_for(ws.run("find", {"pattern": "*.txt"}), QUICK)
     assert "a.txt" in found.text
-
-
-def test_read_regular_never_reads_past_the_limit_of_a_growing_file(tmp_path: Path) -> None:
-    # /proc files say size 0 and then deliver bytes: the limit holds on what is read.
-    environ = Path("/proc/self/status")
-    with pytest.raises(FileTooLargeError):
-        read_regular(str(environ), 10)
-    assert read_regular(str(environ), 1 << 20).startswith(b"Name:")
-    with pytest.raises(NotRegularFileError):
-        read_regular("/dev/zero", 1 << 20)
-    with pytest.raises(IsADirectoryError):
-        read_regular(str(tmp_path), 10)
-
-
-async def test_read_regular_async_runs_off_the_loop(tmp_path: Path) -> None:
-    path = tmp_path / "a"
-    path.write_bytes(b"x" * 100)
-    assert await read_regular_async(str(path), 100) == b"x" * 100
-    with pytest.raises(FileTooLargeError):
-        await read_regular_async(str(path), 99)

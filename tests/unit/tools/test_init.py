@@ -7,8 +7,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from pi_lsp.literals import DEFAULT_ACTIVE_TOOLS
 from pi_lsp.tools import (
-    DEFAULT_ACTIVE,
     TOOL_NAMES,
     ShellSettings,
     create_tools,
@@ -18,7 +18,7 @@ from pi_lsp.tools import (
 def test_create_tools_builds_all_seven_with_pis_summaries(tmp_path: Path) -> None:
     tools = create_tools(str(tmp_path), shell=ShellSettings(agent_dir=str(tmp_path)))
     assert tuple(tools) == TOOL_NAMES == ("read", "bash", "edit", "write", "grep", "find", "ls")
-    assert DEFAULT_ACTIVE == ("read", "bash", "edit", "write")
+    assert DEFAULT_ACTIVE_TOOLS == ("read", "bash", "edit", "write")
     assert {name: tool.summary for name, tool in tools.items()} == {
         "read": "Read file contents",
         "bash": "Execute bash commands (ls, grep, find, etc.)",

@@ -8,7 +8,6 @@ from pi_lsp.tools.truncate import (
     GREP_MAX_LINE_LENGTH,
     format_size,
     js_len,
-    js_number,
     truncate_head,
     truncate_line,
     truncate_tail,
@@ -40,8 +39,6 @@ def test_format_size(size: int, text: str) -> None:
 
 def test_js_helpers() -> None:
     assert js_len("a😀") == 3
-    assert js_number(5.0) == "5"
-    assert js_number(0.5) == "0.5"
 
 
 def test_head_untouched_content_is_returned_as_is() -> None:

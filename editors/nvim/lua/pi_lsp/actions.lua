@@ -9,8 +9,15 @@ local function chat()
   return require("pi_lsp.chat")
 end
 
+M.NO_MODEL = -32005 --- the daemon's error code when no model is selected (docs/protocol.md)
+
+--- One error message; for "no model" it says how to choose one here.
 local function fail(err)
-  vim.notify("pi_lsp: " .. (type(err) == "table" and (err.message or vim.inspect(err)) or tostring(err)), vim.log.levels.ERROR)
+  local text = type(err) == "table" and (err.message or vim.inspect(err)) or tostring(err)
+  if type(err) == "table" and err.code == M.NO_MODEL then
+    text = text .. ' (in Neovim: choose one with :Pi model, or setup({ settings = { defaultModel = "provider/model" } }))'
+  end
+  vim.notify("pi_lsp: " .. text, vim.log.levels.ERROR)
 end
 
 --- Call a session method on the current session; `cb(result)` on success.

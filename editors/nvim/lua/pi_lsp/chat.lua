@@ -1,8 +1,10 @@
 --- The chat: a markdown buffer rendering the session at its leaf (streamed as events arrive)
 --- and a prompt buffer under it. Every line knows the session entry it shows, so the keys on
 --- the message under the cursor (branch, summary branch, edit-and-resend, label, fork) work.
+--- pi_lsp.stream writes the events into it as they arrive.
 local client = require("pi_lsp.client")
 local config = require("pi_lsp.config")
+local foreign = require("pi_lsp.foreign")
 local render = require("pi_lsp.render")
 local state = require("pi_lsp.state")
 
@@ -16,6 +18,7 @@ M.levels = {} --- fold level per line
 M.headers = {} --- 1-based lines of message headers, in order
 M.tool_marks = {} --- toolCallId → extmark id
 M.current = nil --- the message being streamed: { first = line, kind = ..., level = ..., prefix = ... }
+M.notes = { session = nil, list = {} } --- foreign-entries notes of one session (pi_lsp.ForeignNote[])
 
 local function valid(buf)
   return buf ~= nil and api.nvim_buf_is_valid(buf)
@@ -30,6 +33,7 @@ function M.foldexpr()
 end
 
 local function create_buffers()
+  require("pi_lsp.stream") -- renders the events here (setup loads it too; at the top: a cycle)
   if not valid(M.buf) then
     M.buf = api.nvim_create_buf(false, true)
     api.nvim_buf_set_name(M.buf, "pi://chat")
@@ -184,7 +188,10 @@ function M.load(cb)
         state.add_cost(entry.message)
       end
     end
-    local pieces = render.entries(result.entries)
+    if M.notes.session ~= id then
+      M.notes = { session = id, list = {} }
+    end
+    local pieces = foreign.place(render.entries(result.entries), M.notes.list)
     M.append(pieces)
     for _, entry in ipairs(result.entries or {}) do
       local message = entry.message
@@ -199,6 +206,16 @@ function M.load(cb)
       cb()
     end
   end)
+end
+
+--- Show a note (pi_lsp.ForeignNote) at the end of the chat and keep it for later renderings.
+function M.add_note(note)
+  local id = state.id()
+  if M.notes.session ~= id then
+    M.notes = { session = id, list = {} }
+  end
+  table.insert(M.notes.list, note)
+  M.append(note.pieces)
 end
 
 --- The entry id of the line under the cursor in the chat window (or of `line`).
@@ -305,175 +322,5 @@ function M.show(session, cb)
   create_buffers()
   M.load(cb)
 end
-
--- Streaming ---------------------------------------------------------------------------------
-
-local handlers = {}
-
-function handlers.message_start(event)
-  local message = event.message or {}
-  if message.role == "user" then
-    M.append({ { lines = { render.USER }, kind = "user" } })
-    local first = M.written
-    M.append({ { lines = vim.split(render.content_text(message.content), "\n", { plain = true }), kind = "text" } })
-    M.current = { first = first, role = "user" }
-  elseif message.role == "assistant" then
-    local header = render.ASSISTANT .. (message.model and (" · " .. message.model) or "")
-    M.append({ { lines = { header }, kind = "assistant" } })
-    M.current = { first = M.written, role = "assistant" }
-  else
-    M.current = { first = M.written + 1, role = message.role }
-  end
-end
-
-function handlers.message_update(event)
-  local sub = event.assistantMessageEvent or {}
-  local cur = M.current
-  if not cur then
-    return
-  end
-  if cur.fold_line and sub.type ~= "thinking_delta" then
-    M.close_fold(cur.fold_line)
-    cur.fold_line = nil
-  end
-  if sub.type == "text_start" then
-    M.append({ { lines = { "" }, kind = "text" } })
-    cur.prefix, cur.level = "", "0"
-  elseif sub.type == "thinking_start" then
-    M.append({ { lines = { "> _thinking_", "> " }, kind = "thinking", fold = true } })
-    cur.prefix, cur.level = "> ", "1"
-    cur.fold_line = M.written - 1
-  elseif sub.type == "text_delta" or sub.type == "thinking_delta" then
-    M.append_text(sub.delta or "", nil, cur.level, cur.prefix)
-  elseif sub.type == "toolcall_end" and sub.toolCall then
-    local call = sub.toolCall
-    M.append({ { lines = { render.tool_line(call.name, call.arguments) }, kind = "tool", tool_call_id = call.id } })
-  end
-end
-
-local function set_entry(first, entry)
-  for line = first, api.nvim_buf_line_count(M.buf) do
-    M.line_entry[line] = entry
-  end
-end
-
-function handlers.message_end(event)
-  local message = event.message or {}
-  local cur = M.current or { first = M.written }
-  if message.role == "toolResult" then
-    local first = M.written + 1
-    M.append({ render.result_piece(message, event.entryId) })
-    set_entry(first, event.entryId)
-  else
-    set_entry(math.max(cur.first, 1), event.entryId)
-    if message.role == "assistant" then
-      state.add_cost(message)
-      if message.stopReason == "error" or message.stopReason == "aborted" then
-        M.append({ { lines = { "_(" .. (message.errorMessage or message.stopReason) .. ")_" }, entry = event.entryId, kind = "info" } })
-      end
-    end
-    M.append({ { lines = { "" }, entry = event.entryId, kind = "blank" } })
-  end
-  M.current = nil
-end
-
-function handlers.tool_execution_start(event)
-  M.mark_tool(event.toolCallId, nil, "running")
-end
-
-function handlers.tool_execution_end(event)
-  M.mark_tool(event.toolCallId, nil, event.isError and "error" or "done")
-end
-
-local reload_pending = false
-local function reload_soon()
-  if reload_pending then
-    return
-  end
-  reload_pending = true
-  vim.defer_fn(function()
-    reload_pending = false
-    M.load()
-  end, 50)
-end
-
-handlers.compaction_end = reload_soon
-handlers.auto_compaction_end = reload_soon
-
-local idle_timer = nil
---- Entries another process appends: a turn runs there. A user message or tool result means a
---- model call follows; after an assistant message the turn is over unless more entries come.
-function handlers.entry_appended(event)
-  if not event.external then
-    return
-  end
-  reload_soon()
-  if idle_timer then
-    idle_timer:stop()
-    idle_timer = nil
-  end
-  local entry = event.entry or {}
-  if entry.type == "message" and (entry.role == "user" or entry.role == "toolResult") then
-    state.set_elsewhere(true)
-  elseif state.elsewhere then
-    idle_timer = vim.defer_fn(function()
-      idle_timer = nil
-      state.set_elsewhere(false)
-    end, 1500)
-  end
-end
-
-function handlers.state_changed(event)
-  if event.state then
-    if event.state.isStreaming then
-      state.set_elsewhere(false)
-    end
-    state.set(event.state)
-  end
-end
-
---- Streaming as the events tell it (the daemon's state_changed at the start of a turn can
---- still say idle: it is sent before the turn's task runs).
-local function set_streaming(flag)
-  if state.session and state.session.isStreaming ~= flag then
-    state.session.isStreaming = flag
-    state.set(state.session)
-  end
-end
-
-function handlers.agent_start()
-  set_streaming(true)
-end
-
-function handlers.agent_end()
-  set_streaming(false)
-end
-
-function handlers.error(event)
-  vim.notify("pi_lsp: " .. tostring(event.message), vim.log.levels.ERROR)
-end
-
-M.handlers = handlers
-
-client.on("*", function(params)
-  if params.sessionId ~= state.id() then
-    return
-  end
-  local fn = handlers[params.event.type]
-  if fn and valid(M.buf) then
-    local ok, err = pcall(fn, params.event)
-    if not ok then
-      vim.notify("pi_lsp: chat rendering failed: " .. tostring(err), vim.log.levels.ERROR)
-    end
-  elseif fn == handlers.state_changed or fn == handlers.agent_start or fn == handlers.agent_end then
-    fn(params.event)
-  end
-end)
-
-state.on_change(function()
-  vim.schedule(function()
-    vim.cmd("redrawstatus!")
-  end)
-end)
 
 return M

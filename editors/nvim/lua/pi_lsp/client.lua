@@ -50,8 +50,8 @@ end
 function M.not_found_message(tried)
   return table.concat({
     "pi_lsp: the daemon `pi-lsp` was not found (looked for: " .. table.concat(tried, ", ") .. ").",
-    "Fix: install it (`pip install -e /path/to/pi_lsp`, or `make .venv/.installed` in the pi_lsp",
-    "checkout), or point the plugin at it:",
+    "Fix: install it (`pip install /path/to/pi_lsp` puts it on PATH; `make demo` in the pi_lsp",
+    "checkout creates its .venv), or point the plugin at it:",
     'require("pi_lsp").setup({ cmd = { "/path/to/pi-lsp", "--stdio" } })',
   }, " ")
 end

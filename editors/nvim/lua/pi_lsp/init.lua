@@ -6,6 +6,7 @@ local M = {}
 function M.setup(opts)
   require("pi_lsp.config").setup(opts)
   M._setup_done = true
+  require("pi_lsp.stream") -- follows the pi/event stream from now on
   return require("pi_lsp.client").setup()
 end
 

@@ -1,6 +1,7 @@
 --- :Pi tree: the session tree in a buffer (active path highlighted, leaf marked, labels,
 --- compaction and branch-summary nodes). <CR> navigates, s navigates with a summary, l labels,
---- f forks. Kept current from entry_appended and state_changed events.
+--- f forks. Kept current from entry_appended and state_changed events; entries another program
+--- appended during this daemon's turn (foreign_entries) are marked.
 local client = require("pi_lsp.client")
 local state = require("pi_lsp.state")
 local tree = require("pi_lsp.tree")
@@ -9,9 +10,11 @@ local M = {}
 local api = vim.api
 local ns = api.nvim_create_namespace("pi_lsp.tree")
 M.buf, M.win, M.model, M.ids = nil, nil, nil, {}
+M.foreign = { session = nil, ids = {} } --- entry ids foreign_entries named, of one session
 
 vim.api.nvim_set_hl(0, "PiTreeActive", { default = true, link = "Title" })
 vim.api.nvim_set_hl(0, "PiTreeLeaf", { default = true, link = "CursorLine" })
+vim.api.nvim_set_hl(0, "PiTreeForeign", { default = true, link = "Comment" })
 
 function M.is_open()
   return M.win ~= nil and api.nvim_win_is_valid(M.win)
@@ -52,7 +55,11 @@ function M.draw()
   api.nvim_buf_set_lines(M.buf, 0, -1, false, lines)
   vim.bo[M.buf].modifiable = false
   api.nvim_buf_clear_namespace(M.buf, ns, 0, -1)
+  local marked = M.foreign.session == M.session and M.foreign.ids or {}
   for i, flag in ipairs(flags) do
+    if marked[ids[i]] then
+      api.nvim_buf_set_extmark(M.buf, ns, i - 1, 0, { virt_text = { { "  ← another program", "PiTreeForeign" } } })
+    end
     if flag.leaf then
       api.nvim_buf_set_extmark(M.buf, ns, i - 1, 0, { line_hl_group = "PiTreeLeaf" })
     end
@@ -135,6 +142,19 @@ client.on("entry_appended", function(params)
     tree.add(M.model, params.event.entry)
     draw_soon()
   end
+end)
+
+client.on("foreign_entries", function(params)
+  if params.sessionId ~= state.id() then
+    return
+  end
+  if M.foreign.session ~= params.sessionId then
+    M.foreign = { session = params.sessionId, ids = {} }
+  end
+  for _, id in ipairs(params.event.entryIds or {}) do
+    M.foreign.ids[id] = true
+  end
+  draw_soon()
 end)
 
 client.on("state_changed", function(params)

@@ -18,7 +18,10 @@ export type ToWebview =
 export type MessageAction = "editAndBranch" | "branch" | "label" | "fork" | "copy";
 
 export type FromWebview =
-  | { type: "ready" }
+  /** The page's script ran; `timing` (epoch ms) breaks its load down for the benchmark:
+   * the frame's navigation start, the script fetched and starting, and this message.
+   * `initial`: the page came with its first messages in the HTML and shows them. */
+  | { type: "ready"; initial?: boolean; timing?: { origin: number; scriptFetched: number | null; scriptStart: number; ready: number } }
   | { type: "send"; text: string; mode: "prompt" | "steer" | "followUp" }
   | { type: "abort" }
   | { type: "permissionAnswer"; requestId: string; decision: "allowOnce" | "allowSession" | "deny" }
@@ -26,7 +29,10 @@ export type FromWebview =
   | { type: "loadEarlier" }
   | { type: "command"; command: "pickModel" | "pickThinking" | "compact" | "newSession" | "showTree" | "rename" | "restart" }
   | { type: "openDiff"; path: string }
+  /** Show an entry in the session tree (the other program's branch of a foreign_entries note). */
+  | { type: "reveal"; entryId: string }
   | { type: "copy"; text: string }
   /** After a reset (always) or an event (bench mode): the frame that shows it, in epoch ms. */
-  /** `items` in the model, `shown` of them rendered in that frame (a reset paints the newest first). */
-  | { type: "painted"; kind: "reset" | "event"; seq?: number; at: number; items: number; shown: number };
+  /** `items` in the model, `shown` of them rendered in that frame (a reset paints the newest first).
+   * `prerendered`: the reset was the page's own HTML, first painted at `firstContentfulPaint`. */
+  | { type: "painted"; kind: "reset" | "event"; seq?: number; at: number; items: number; shown: number; prerendered?: boolean; firstContentfulPaint?: number };

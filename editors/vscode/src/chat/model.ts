@@ -41,7 +41,9 @@ export type ChatItem =
   | (ItemBase & { kind: "bash"; command: string; output: string; exitCode: number | null })
   | (ItemBase & { kind: "custom"; text: string })
   | (ItemBase & { kind: "notice"; level: "info" | "warning" | "error"; text: string })
-  | (ItemBase & { kind: "changes"; files: string[] });
+  | (ItemBase & { kind: "changes"; files: string[] })
+  /** Another program appended `entryIds` during this turn: a sibling branch ending at `tipId`. */
+  | (ItemBase & { kind: "foreign"; entryIds: string[]; tipId: string });
 
 export interface PendingPermission {
   requestId: string;
@@ -360,6 +362,15 @@ export class ChatModel {
         if (!e.success) this.add({ kind: "notice", entryId: null, level: "error",
           text: `Retrying failed: ${str(e.finalError) || "gave up"}. Check the provider settings (pi.apiBase, API keys) and send again.` }, ch);
         break;
+      case "foreign_entries": {
+        const ids = Array.isArray(e.entryIds) ? e.entryIds.filter((x): x is string => typeof x === "string") : [];
+        if (!ids.length) {
+          ch.ignored = "foreign_entries without entry ids";
+          break;
+        }
+        this.add({ kind: "foreign", entryId: null, entryIds: ids, tipId: ids[ids.length - 1] }, ch);
+        break;
+      }
       case "entry_appended": {
         const entry = obj(e.entry);
         if (entry.type === "compaction") {

@@ -1151,6 +1151,9 @@ export interface ModelsResult {
  * via the `definition` "ModelInfoOut".
  */
 export interface ModelInfoOut {
+  /**
+   * ``provider/model``.
+   */
   id: string;
   provider: string;
   modelId: string;
@@ -2175,7 +2178,7 @@ export interface ModelOverride {
  * What the agent may do without asking (the editor asks the user for ``ask``).
  *
  * See docs/security.md. A project's own settings file cannot relax any of these unless the
- * user trusted the project (``project_trust``).
+ * user trusted the project (project trust: ``pi_lsp.safety``).
  *
  * This interface was referenced by `Schemas`'s JSON-Schema
  * via the `definition` "PermissionSettings".

@@ -76,6 +76,21 @@ export class TreeView implements vscode.TreeDataProvider<Row>, vscode.FileDecora
     return this.model.children(row);
   }
 
+  /** The row a row sits under (VS Code needs it to reveal a row). */
+  getParent(row: Row): Row | undefined {
+    const chain = this.model.rowPath(row.kind === "chunk" ? row.ids[0] : row.id);
+    const i = chain.findIndex((r) => r.kind === row.kind && r.id === row.id);
+    return i > 0 ? chain[i - 1] : undefined;
+  }
+
+  /** Select and show an entry's row, expanding what holds it; false when it is not in the tree. */
+  async reveal(entryId: string): Promise<boolean> {
+    const row = this.model.rowPath(entryId).at(-1);
+    if (!row || !this.view) return false;
+    await this.view.reveal(row, { select: true, focus: false, expand: true });
+    return true;
+  }
+
   getTreeItem(row: Row): vscode.TreeItem {
     if (row.kind === "chunk") {
       const first = this.model.nodes.get(row.ids[0]);
@@ -95,8 +110,10 @@ export class TreeView implements vscode.TreeDataProvider<Row>, vscode.FileDecora
     // the id changes when the row gains children, so VS Code applies the new default state
     item.id = `${this.sessionId}:${n.id}:${collapsible === vscode.TreeItemCollapsibleState.None ? "l" : "c"}`;
     const kind = n.type === "message" ? n.role ?? "message" : n.type;
-    item.iconPath = new vscode.ThemeIcon(leaf ? "circle-filled" : ICONS[kind] ?? "circle-outline");
-    item.description = [n.label ? `🏷 ${n.label}` : "", leaf ? "● leaf" : "", n.children.length > 1 ? `${n.children.length} branches` : ""]
+    // a bookmarked entry shows the tag codicon (the workbench's own icon font; an emoji such as
+    // 🏷 needs a system emoji font and showed as an empty box without one) and its label's text
+    item.iconPath = new vscode.ThemeIcon(leaf ? "circle-filled" : n.label ? "tag" : ICONS[kind] ?? "circle-outline");
+    item.description = [n.label ? `label: ${n.label}` : "", leaf ? "● leaf" : "", n.children.length > 1 ? `${n.children.length} branches` : ""]
       .filter(Boolean).join("  ");
     item.tooltip = new vscode.MarkdownString(`**${kind}** ${n.id}${n.label ? ` — label *${n.label}*` : ""}\n\n${n.preview}\n\n${n.timestamp}`);
     item.resourceUri = vscode.Uri.from({ scheme: "pi-entry", path: `/${n.id}`, query: n.onActivePath ? "active" : "" });

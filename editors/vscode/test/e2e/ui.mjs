@@ -6,30 +6,13 @@
 // notification while the chat is closed; the user typing in a file while the agent edits it. Screenshots go to test-results/. Prints "N passed, N failed".
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { checks } from "../checks.mjs";
 import { setup, ext } from "../harness.mjs";
 
 const vsix = resolve(ext, process.argv[2] ?? "pi-lsp-0.1.0.vsix");
 const shots = join(ext, "test-results");
 mkdirSync(shots, { recursive: true });
-let passed = 0;
-let failed = 0;
-let stop = false;
-async function step(name, fn) {
-  if (stop) {
-    failed++;
-    console.log(`not ok - ${name} (skipped after an earlier failure)`);
-    return;
-  }
-  try {
-    await fn();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (err) {
-    failed++;
-    stop = true;
-    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split("\n").slice(0, 5).join("\n  ")}`);
-  }
-}
+const { check: step, finish, totals } = checks({ stopAfterFailure: true, stackLines: 5 });
 const norm = (t) => (t ?? "").replace(/\u00a0/g, " ");
 
 const run = await setup({ name: "ui" });
@@ -149,7 +132,11 @@ try {
     await page.locator(".quick-input-widget", { hasText: "Bookmark text" }).waitFor();
     await page.locator(".quick-input-widget input").fill("the question");
     await page.keyboard.press("Enter");
-    await treeRow("please fix add").filter({ hasText: "the question" }).waitFor({ timeout: 15000 });
+    const row = treeRow("please fix add").filter({ hasText: "label: the question" });
+    await row.waitFor({ timeout: 15000 });
+    // the badge's icon is a codicon (the workbench's font), not an emoji that needs a system font
+    await row.locator(".codicon-tag").waitFor({ timeout: 5000 });
+    await row.screenshot({ path: join(shots, "ui-label.png") });
   });
 
   await step("tree context menu → Branch from Here… → Branch here: the leaf moves to that row", async () => {
@@ -213,8 +200,7 @@ try {
     if (real.length) throw new Error(real.join("\n"));
   });
 } finally {
-  if (page && failed) await page.screenshot({ path: join(shots, "ui-failure.png") }).catch(() => undefined);
+  if (page && totals.failed) await page.screenshot({ path: join(shots, "ui-failure.png") }).catch(() => undefined);
   run.stop();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();

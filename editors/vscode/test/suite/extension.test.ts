@@ -3,6 +3,7 @@
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import type { FromWebview } from "../../src/chat/messages";
 import type { Api } from "../../src/extension";
 import { until } from "../until";
 import type { BranchResult, CompactionResult, EventNotification, SessionState } from "../../src/protocol";
@@ -83,12 +84,47 @@ describe("pi extension in the real extension host", () => {
     assert.ok(firstAnswer);
   });
 
+  it("pi.showTree with an entry id reveals and selects its row (the foreign-entries note's Show in tree)", async () => {
+    const r = (await vscode.commands.executeCommand("pi.showTree", { entryId: user })) as { revealed: boolean };
+    assert.equal(r.revealed, true);
+    await until("row selected", () => api.tree.view?.selection.some((row) => row.kind === "node" && row.id === user));
+    const none = (await vscode.commands.executeCommand("pi.showTree", { entryId: "no-such-entry" })) as { revealed: boolean };
+    assert.equal(none.revealed, false);
+  });
+
   it("pi.labelEntry sets and clears a label", async () => {
     const id = (await vscode.commands.executeCommand("pi.labelEntry", { entryId: user, label: "the question" })) as string;
     assert.match(id, /^[0-9a-f]{8}$/);
     assert.equal(api.tree.model.nodes.get(user)?.label, "the question");
     await vscode.commands.executeCommand("pi.labelEntry", { entryId: user, label: null });
     assert.equal(api.tree.model.nodes.get(user)?.label, null);
+  });
+
+  it("a chat panel reopened on the session comes with its first screen in its HTML: adopted, no reset posted", async () => {
+    api.chat.panel?.dispose();
+    const readies = api.chat.received.filter((m) => m.type === "ready").length;
+    const painted = new Promise<Extract<FromWebview, { type: "painted" }>>((resolve) => {
+      const d = api.chat.onPainted((m) => {
+        if (m.kind === "reset") {
+          d.dispose();
+          resolve(m);
+        }
+      });
+    });
+    const posted: string[] = [];
+    const panel = api.chat.show();
+    const post = panel.webview.postMessage.bind(panel.webview);
+    panel.webview.postMessage = (m: { type: string }) => {
+      posted.push(m.type);
+      return post(m);
+    };
+    const p = await painted;
+    const ready = api.chat.received.filter((m) => m.type === "ready")[readies] as Extract<FromWebview, { type: "ready" }>;
+    assert.equal(ready.initial, true, "the page said its HTML held the messages");
+    assert.equal(p.prerendered, true);
+    assert.ok(p.items > 0 && p.shown > 0, `painted ${p.shown} of ${p.items}`);
+    api.chat.notice("info", "posts are seen here"); // the interception itself works
+    assert.deepEqual(posted, ["notice"]);
   });
 
   it("pi.renameSession, pi.selectModel, pi.selectThinkingLevel return the new state", async () => {

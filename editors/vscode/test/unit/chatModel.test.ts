@@ -133,6 +133,34 @@ test("branch with a summary: the reloaded messages end with the branch summary i
   assert.ok(b.kind === "branchSummary" && /Fix add/.test(b.summary));
 });
 
+test("foreign_entries (another program appended during the turn, captured): a note naming them and their branch's tip", () => {
+  const { model, ignored } = replay("foreign");
+  assert.deepEqual(ignored, []);
+  const told = scenario("foreign").events.map((n) => n.event).find((e) => e.type === "foreign_entries") as { entryIds: string[]; leafId: string };
+  assert.equal(told.entryIds.length, 2);
+  const notes = model.items.filter((i) => i.kind === "foreign");
+  assert.equal(notes.length, 1);
+  const note = notes[0];
+  assert.ok(note.kind === "foreign");
+  assert.deepEqual(note.entryIds, told.entryIds);
+  assert.equal(note.tipId, told.entryIds[1]);
+  assert.equal(note.entryId, null); // a note, not a session entry: no message actions
+  // the chat stays on this daemon's chain: the other program's messages are not in it
+  const texts = model.items.filter((i) => i.kind === "user").map((i) => (i as { text: string }).text);
+  assert.ok(!texts.includes("A question from the CLI"), texts.join(" | "));
+  const stored = new ChatModel();
+  stored.load(scenario("foreign").messagesAfter.entries, null);
+  assert.deepEqual(shape(model.items.filter((i) => i.kind !== "foreign")), shape(stored.items));
+  // and the other program's entries are where the note points: a sibling branch in the tree
+  const tree = scenario("foreign").treeAfter;
+  const tip = tree.nodes.find((n) => n.id === note.tipId);
+  assert.ok(tip && !tip.onActivePath && tree.leafId === told.leafId);
+  // malformed: no ids → ignored with a reason, nothing added
+  const before = model.items.length;
+  assert.match(model.apply({ type: "foreign_entries", entryIds: [], leafId: null }).ignored ?? "", /without entry ids/);
+  assert.equal(model.items.length, before);
+});
+
 test("unknown or malformed events are reported as ignored, the model goes on", () => {
   const model = new ChatModel();
   assert.match(model.apply({ type: "something_new" }).ignored ?? "", /unknown event/);

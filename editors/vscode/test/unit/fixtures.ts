@@ -14,6 +14,6 @@ export interface Scenario {
 
 export const root = join(__dirname, "..", "..");
 
-export function scenario(name: "turn" | "abort" | "compact" | "branch" | "label" | "stale"): Scenario {
+export function scenario(name: "turn" | "abort" | "compact" | "branch" | "label" | "stale" | "foreign"): Scenario {
   return JSON.parse(readFileSync(join(root, "test", "fixtures", `${name}.json`), "utf8")) as Scenario;
 }

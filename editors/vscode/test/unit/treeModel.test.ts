@@ -7,7 +7,7 @@ import { scenario } from "./fixtures";
 const ids = (rows: Row[]): string[] => rows.map((r) => r.id);
 
 test("entry_appended events bring the tree to what pi/session/tree says afterwards", () => {
-  for (const name of ["turn", "abort", "compact", "branch", "label"] as const) {
+  for (const name of ["turn", "abort", "compact", "branch", "label", "foreign"] as const) {
     const s = scenario(name);
     const model = new TreeModel();
     model.load(s.treeBefore);

@@ -6,25 +6,21 @@
 // posted message, paging, and that no page or CSP error happened. Prints "N passed, N failed".
 import { readFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { checks } from "../checks.mjs";
 import { launchChromium, root, serveWebview } from "./serve.mjs";
 
 const shots = join(root, "test-results");
 mkdirSync(shots, { recursive: true });
 const fixture = (name) => JSON.parse(readFileSync(join(root, "test", "fixtures", `${name}.json`), "utf8"));
-const { base, close } = await serveWebview();
+// `?first=big`: the page comes with a 200-entry session's first screen in its HTML, as the
+// extension creates a panel for a known session (src/chat/page.ts)
+const bigEntries = [];
+for (let i = 0; i < 450; i++) bigEntries.push({ type: "message", id: `e${i}`, parentId: i ? `e${i - 1}` : null, timestamp: "", message: { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: i % 2 ? `answer ${i} with \`code\` & <b>no html</b>` : `message ${i}` }] } });
+let firstState = null;
+const { base, close } = await serveWebview({}, (url) =>
+  url.searchParams.get("first") === "big" ? { type: "reset", state: firstState, entries: bigEntries.slice(250), hasEarlier: true } : null);
 
-let passed = 0;
-let failed = 0;
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok - ${name}`);
-  } catch (err) {
-    failed++;
-    console.log(`not ok - ${name}\n  ${String(err?.stack ?? err).split("\n").slice(0, 4).join("\n  ")}`);
-  }
-}
+const { check, finish } = checks();
 function assert(cond, msg) {
   if (!cond) throw new Error(msg);
 }
@@ -58,6 +54,7 @@ const send = (m) =>
 
 const turn = fixture("turn");
 const state = turn.events.find((e) => e.event.type === "state_changed").event.state;
+firstState = { ...state, sessionName: "Big & <old> session" };
 
 await check("the page says it is ready", async () => {
   const p = await posted();
@@ -197,6 +194,24 @@ await check("compaction and branch summary are items with their summaries on exp
   assert(await page.locator("#log .item.branchSummary summary", { hasText: "Summary of the branch left" }).count() === 1, "branch summary item");
 });
 
+await check("another program's entries during the turn (foreign_entries, captured): a note with the count, Show in tree and Switch", async () => {
+  const foreign = fixture("foreign");
+  await send({ type: "reset", state, entries: foreign.messagesBefore.entries, hasEarlier: false });
+  for (const n of foreign.events) await send({ type: "event", event: n.event, seq: n.seq });
+  const told = foreign.events.map((n) => n.event).find((e) => e.type === "foreign_entries");
+  const note = page.locator("#log .item.foreign");
+  assert((await note.count()) === 1, "one note");
+  assert(/appended 2 entries/.test(await note.textContent()), await note.textContent());
+  assert(!(await page.locator("#log .item.user .text", { hasText: "A question from the CLI" }).count()), "their messages are not in this chat");
+  await posted();
+  await note.locator("button", { hasText: "Show in tree" }).click();
+  await note.locator("button", { hasText: "Switch to that branch" }).click();
+  const p = await posted();
+  const tip = told.entryIds.at(-1);
+  assert(JSON.stringify(p) === JSON.stringify([{ type: "reveal", entryId: tip }, { type: "action", action: "branch", entryId: tip }]), JSON.stringify(p));
+  await page.screenshot({ path: join(shots, "webview-foreign.png") });
+});
+
 await check("setInput fills the box (Edit & branch), header shows name, model, meter", async () => {
   await send({ type: "setInput", text: "Why does add(-1, 2) return 3?" });
   assert((await page.inputValue("#input")) === "Why does add(-1, 2) return 3?", "input");
@@ -249,6 +264,68 @@ await check("a big session is paged: the last page first, earlier pages on reque
   assert((await page.locator("#log .item").first().getAttribute("data-entry-id")) === "e50", "oldest first");
 });
 
+await check("a panel created for a known session shows its first screen from the HTML, before and without chat.js", async () => {
+  // without scripts at all: the first screen, its entry ids and the header are in the HTML
+  const ctx = await browser.newContext({ javaScriptEnabled: false });
+  const bare = await ctx.newPage();
+  await bare.goto(`${base}?first=big`);
+  const ids = await bare.locator("#log .item").evaluateAll((els) => els.map((e) => e.dataset.entryId));
+  assert(ids.length === 30 && ids[0] === "e420" && ids.at(-1) === "e449", `prerendered ${ids.length}: ${ids[0]}…${ids.at(-1)}`);
+  assert((await bare.locator("#name").textContent()) === "Big & <old> session", "header name (escaped)");
+  assert((await bare.locator("#model").textContent()) === `${state.model.provider}/${state.model.modelId}`, "header model");
+  assert(await bare.locator("#log .md code", { hasText: "code" }).count() === 15, "markdown rendered");
+  assert(!(await bare.locator("#log b").count()), "raw HTML in a message stays text");
+  assert(await bare.locator("#log .item.user .actions button[data-action='editAndBranch']").count() === 15, "actions rendered");
+  await ctx.close();
+  // with chat.js: it adopts those elements (no reset needed), fills in the older ones, and works
+  const p4 = await browser.newPage();
+  const errs = [];
+  p4.on("pageerror", (e) => errs.push(e.message));
+  p4.on("console", (m) => m.type() === "error" && errs.push(m.text()));
+  await p4.addInitScript(() => {
+    window.__posted = [];
+    window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m) });
+  });
+  // hold chat.js back: the first screen is there (and painted) while the script is still loading
+  let release;
+  const held = new Promise((r) => (release = r));
+  await p4.route("**/chat.js", async (route) => {
+    await held;
+    await route.continue();
+  });
+  const loading = p4.goto(`${base}?first=big`);
+  await p4.locator("#log .item[data-entry-id='e449']").waitFor({ state: "visible", timeout: 10000 });
+  const early = await p4.evaluate(() => {
+    for (const n of document.querySelectorAll("#log .item")) n.dataset.fromHtml = "1";
+    return { items: document.querySelectorAll("#log .item").length, posted: window.__posted.length };
+  });
+  assert(early.items === 30 && early.posted === 0, `shown before chat.js ran: ${JSON.stringify(early)}`);
+  release();
+  await loading;
+  await p4.waitForFunction(() => document.querySelectorAll("#log .item").length === 200 && document.querySelector("button[data-earlier]"));
+  const posted4 = await p4.evaluate(() => window.__posted.splice(0));
+  const ready = posted4.find((m) => m.type === "ready");
+  assert(ready && ready.initial === true, `ready says the HTML held the page: ${JSON.stringify(ready)}`);
+  const paint = posted4.find((m) => m.type === "painted" && m.kind === "reset");
+  assert(paint && paint.prerendered && paint.items === 200 && paint.shown === 30, `painted: ${JSON.stringify(paint)}`);
+  assert(typeof paint.firstContentfulPaint === "number" && paint.firstContentfulPaint <= paint.at, "first contentful paint reported");
+  assert((await p4.locator("#log .item[data-from-html]").count()) === 30, "the HTML's 30 elements kept, not redrawn");
+  assert((await p4.locator("#log .item").first().getAttribute("data-entry-id")) === "e250", "older items filled in above");
+  const atBottom = await p4.evaluate(() => { const l = document.querySelector("#log"); return l.scrollHeight - l.scrollTop - l.clientHeight < 40; });
+  assert(atBottom, "scrolled to the newest message");
+  await p4.locator("#log .item[data-entry-id='e448']").hover();
+  await p4.locator("#log .item[data-entry-id='e448'] button", { hasText: "Branch from here" }).click();
+  const acts = await p4.evaluate(() => window.__posted.splice(0));
+  assert(JSON.stringify(acts) === JSON.stringify([{ type: "action", action: "branch", entryId: "e448" }]), JSON.stringify(acts));
+  // a later event updates an adopted item in place
+  await p4.evaluate(() => window.postMessage({ type: "event", seq: 1, event: { type: "message_start", message: { role: "assistant", content: [] } } }, "*"));
+  await p4.evaluate(() => window.postMessage({ type: "event", seq: 2, event: { type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "new reply" } } }, "*"));
+  await p4.locator("#log .item.assistant .md", { hasText: "new reply" }).waitFor({ timeout: 5000 });
+  assert((await p4.locator("#name").textContent()) === "Big & <old> session", "header kept");
+  assert(!errs.length, `no page or CSP errors (the JSON data block is not a script): ${errs.join("\n")}`);
+  await p4.close();
+});
+
 await check("code is coloured after the first paint: plain (marked) in that frame, highlighted next", async () => {
   const p3 = await browser.newPage();
   const errs = [];
@@ -291,5 +368,4 @@ await check("an inline script would be refused by the CSP (the check above can f
 
 await browser.close();
 close();
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+finish();
