@@ -261,7 +261,9 @@ def _user_chunks(message: Mapping[str, Any], entry_id: str) -> Iterator[UserMess
         )
 
 
-def replay(messages: Sequence[Mapping[str, Any]], entry_ids: list[str], cwd: str) -> Iterator[Update]:
+def replay(
+    messages: Sequence[Mapping[str, Any]], entry_ids: list[str], cwd: str
+) -> Iterator[Update]:
     """The updates that show a context's messages, in order (lazily: the first comes at once)."""
     results: dict[str, Mapping[str, Any]] = {
         str(m.get("toolCallId")): m for m in messages if m.get("role") == "toolResult"

@@ -32,9 +32,8 @@ from pi_lsp.agent.permissions import PermissionGate
 from pi_lsp.agent.provider_messages import ToolSpec
 from pi_lsp.agent.stream import Endpoint, LitellmTextModel, ModelRequest, stream_assistant
 from pi_lsp.compaction import SummaryModel, TokenCounter, estimator_for
-from pi_lsp.compaction.cut_point import text_of
-from pi_lsp.literals import QueueMode
-from pi_lsp.literals import DEFAULT_ACTIVE_TOOLS
+from pi_lsp.compaction.summarize import text_of
+from pi_lsp.literals import DEFAULT_ACTIVE_TOOLS, QueueMode
 from pi_lsp.prompt import PromptSourcesCache, build_system_prompt
 from pi_lsp.session import SessionStore
 from pi_lsp.session.messages import (

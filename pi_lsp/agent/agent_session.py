@@ -19,7 +19,6 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable, Sequence
-from typing import cast
 
 from pi_lsp.agent import (
     AgentBusyError,

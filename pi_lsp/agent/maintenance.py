@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from pi_lsp.agent.events import (
     AgentEvent,
@@ -245,8 +245,8 @@ class Maintenance:
         if not settings.enabled:
             return False
         store = self.store
-        if last is None:  # the entries' parsed JSON: pi's message types, not validated (D1)
-            last = last_reply(cast("list[ContextMessage]", store.context().messages))
+        if last is None:
+            last = last_reply(store.context().messages)
         if last is None or not usage_known(store):
             return False
         if last.get("stopReason") == "error":

@@ -23,8 +23,8 @@ from typing import Any, Literal, Protocol
 from pi_lsp.compaction.models import CompactionDetails, CompactionPreparation, SummarizationError
 from pi_lsp.compaction.tokens import assistant_blocks, text_blocks
 from pi_lsp.javascript import js_object_items, js_stringify, utf16_prefix
-from pi_lsp.session.convert import convert_to_llm
 from pi_lsp.session.jsonl import JsonObject, js_len
+from pi_lsp.session.messages import convert_to_llm
 
 
 def format_file_operations(read_files: list[str], modified_files: list[str]) -> str:
