@@ -316,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"bench_{name}.py left out: {error}")
                 continue
             comparisons.append(compare(name, outputs["before"], outputs["after"]))
+            print(render(comparisons[-1:]), file=sys.stderr, flush=True)  # kept if stopped later
         load_end = os.getloadavg()
     command = " ".join(["python -m bench.compare", *(argv if argv is not None else sys.argv[1:])])
     print(f"command: {command}")
