@@ -10,6 +10,7 @@ is written (:func:`validate_message`), so pi_lsp never writes one pi's reader wo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any
@@ -34,17 +35,21 @@ _LINE_BREAKS = re.compile(r"[\r\n]+")
 ABSENT: Any = object()
 """Marks an optional field that is left out of the entry (JavaScript ``undefined``)."""
 
-_WRITABLE: TypeAdapter[Any] = TypeAdapter(
-    Annotated[
-        UserMessage
-        | AssistantMessage
-        | ToolResultMessage
-        | BashExecutionMessage
-        | CustomMessage
-        | SystemMessage,
-        Field(discriminator="role"),
-    ]
-)
+
+@functools.cache
+def _writable() -> TypeAdapter[Any]:
+    """The validator of the messages pi stores, compiled on the first append, not at import."""
+    return TypeAdapter(
+        Annotated[
+            UserMessage
+            | AssistantMessage
+            | ToolResultMessage
+            | BashExecutionMessage
+            | CustomMessage
+            | SystemMessage,
+            Field(discriminator="role"),
+        ]
+    )
 
 
 class InvalidMessageError(ValueError):
@@ -54,7 +59,7 @@ class InvalidMessageError(ValueError):
 def validate_message(message: Any) -> None:
     """Raise :class:`InvalidMessageError` unless ``message`` is a message pi stores."""
     try:
-        _WRITABLE.validate_python(message)
+        _writable().validate_python(message)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])

@@ -12,6 +12,7 @@ prints). They fix the shapes the CLI prints (the corpus field names) and the dae
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal, NotRequired, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -254,8 +255,15 @@ LegacyEntry = Annotated[
 SessionLine = SessionHeader | SessionEntry | LegacyEntry
 """One line of a session file of any version."""
 
-SESSION_LINE: TypeAdapter[SessionLine] = TypeAdapter(SessionLine)
-"""Validates one line of any version (tests check what pi_lsp writes with it)."""
+
+@functools.cache
+def session_line() -> TypeAdapter[SessionLine]:
+    """Validates one line of any version (tests check what pi_lsp writes with it).
+
+    Built on first use: compiling the validator for the whole union takes ~0.1 s, which every
+    command that only imports the session package (``pi-lsp sessions …``) would otherwise pay.
+    """
+    return TypeAdapter(SessionLine)
 
 
 class SessionInfo(BaseModel):

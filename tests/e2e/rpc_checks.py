@@ -20,7 +20,7 @@ from pytest_lsp import ClientServerConfig
 
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
-from pi_lsp.session.entries import SESSION_LINE
+from pi_lsp.session.entries import session_line
 from tests.e2e.conftest import server_env, start_editor
 from tests.lsp_editor import Editor
 
@@ -159,7 +159,7 @@ def read_session_file(path: str | Path) -> list[dict[str, Any]]:
     lines = text[:-1].split("\n")
     for number, line in enumerate(lines, 1):
         try:
-            SESSION_LINE.validate_json(line)
+            session_line().validate_json(line)
         except Exception as exc:  # pragma: no cover - the assertion message is the point
             raise AssertionError(f"{path}:{number} is not a session line: {exc}") from None
     return [json.loads(line) for line in lines]

@@ -17,7 +17,7 @@ from pi_lsp.devtools.builders import fake_settings, tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, ScriptError, ScriptToolCall, ScriptUsage, Turn
 from pi_lsp.session import SessionStore
-from pi_lsp.session.entries import SESSION_LINE
+from pi_lsp.session.entries import session_line
 from pi_lsp.settings import Settings
 
 SUMMARY = "## Goal\nFix calc.py\n\n## Progress\n### Done\n- [x] read calc.py"
@@ -99,7 +99,7 @@ async def test_multi_turn_session_reads_edits_and_persists_each_message(project:
         "assistant",
     ]
     for line in lines:
-        SESSION_LINE.validate_python(line)  # only constructs pi's reader accepts
+        session_line().validate_python(line)  # only constructs pi's reader accepts
     assert persisted == sorted(persisted) and persisted[-1] == len(
         lines
     )  # one line per message end

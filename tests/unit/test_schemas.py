@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from pi_lsp import schemas_gen
-from pi_lsp.session.entries import SESSION_LINE
+from pi_lsp.session.entries import session_line
 from tests.conftest import CONFORMANCE_DIR
 
 
@@ -70,7 +70,7 @@ def test_every_corpus_line_validates_against_the_models() -> None:
     failures = []
     for name, number, value in LINES:
         try:
-            SESSION_LINE.validate_python(value)
+            session_line().validate_python(value)
         except ValueError as exc:
             failures.append(f"{name}:{number}: {str(exc)[:200]}")
     assert failures == []

@@ -21,7 +21,7 @@ from pi_lsp.devtools.builders import (
     user,
 )
 from pi_lsp.session import SessionFileError, SessionStore
-from pi_lsp.session.entries import SESSION_LINE
+from pi_lsp.session.entries import session_line
 from pi_lsp.session.paths import agent_dir, encode_cwd, session_dir
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -115,7 +115,7 @@ def test_written_lines_have_pis_shape(tmp_path: Path) -> None:
         assert re.fullmatch(r"[0-9a-f]{8}", line["id"]) and line["id"] not in seen
         seen.add(line["id"])
         assert ISO.match(line["timestamp"])
-        SESSION_LINE.validate_python(line)
+        session_line().validate_python(line)
     raw = s.path.read_bytes()
     assert "é😀".encode() in raw  # non-ASCII is written raw, as JSON.stringify does
     assert b", " not in raw.split(b"\n")[0]
