@@ -197,8 +197,39 @@ def export(rev: str, directory: Path) -> str:
     ).stdout.strip()
     archive = subprocess.run(["git", "archive", commit], cwd=ROOT, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(directory)], input=archive.stdout, check=True)
+    common = directory / "bench" / "common.py"
+    if common.is_file():
+        backported = backport_clock(common.read_text())
+        if backported is not None:
+            common.write_text(backported)
+            print(f"{commit}: bench/common.py given the CPU clock (median_ms)", file=sys.stderr)
     compile_tree(directory)
     return commit
+
+
+OLD_CLOCK = "time.perf_counter()"
+CLOCK_DEFINITION = (
+    '\n\nCLOCK = time.process_time if os.environ.get("PI_LSP_BENCH_CLOCK") == "cpu"'
+    " else time.perf_counter\n"
+)
+
+
+def backport_clock(source: str) -> str | None:
+    """``source`` (a ``bench/common.py`` older than ``PI_LSP_BENCH_CLOCK``) with ``median_ms``
+    timing through the same ``CLOCK`` as today's, or None when it has the clock already or does
+    not look like the file this expects.
+
+    Only the timer changes (wall time stays the default): what ``median_ms`` measures, and every
+    figure a script times itself, stay as the revision wrote them, so an old revision's
+    in-process figures can be compared on the CPU clock while other work loads the machine.
+    """
+    if "PI_LSP_BENCH_CLOCK" in source or "def median_ms" not in source:
+        return None
+    head, _, body = source.partition("def median_ms")
+    if OLD_CLOCK not in body or "import time" not in head or "import os" not in head:
+        return None
+    head = head.rstrip("\n") + CLOCK_DEFINITION + "\n\n"
+    return head + "def median_ms" + body.replace(OLD_CLOCK, "CLOCK()")
 
 
 def compile_tree(tree: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.common import report
-from bench.compare import compare, parse_reported, parse_table, render
+from bench.compare import backport_clock, compare, parse_reported, parse_table, render
 
 TYPES_RUN = """\
 validate user + assistant message: 3.33 µs
@@ -111,3 +111,42 @@ def test_figures_only_on_one_side_are_named() -> None:
     assert result.only_after == ["new figure"]
     assert result.only_before == []
     assert "types: 1 figures only after: ['new figure']" in render([result])
+
+
+OLD_COMMON = """\
+import os
+import statistics
+import time
+from pathlib import Path
+
+SESSIONS = Path("sessions")
+
+
+def median_ms(fn, runs=9, warmup=1):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+"""
+"""The shape of ``bench/common.py`` at ``16a6210``, before ``PI_LSP_BENCH_CLOCK``."""
+
+
+def test_an_old_median_ms_is_given_the_cpu_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = backport_clock(OLD_COMMON)
+    assert source is not None
+    assert "time.perf_counter()" not in source
+    assert source.count("CLOCK()") == 2
+    for setting, clock in (("cpu", "process_time"), ("wall", "perf_counter")):
+        monkeypatch.setenv("PI_LSP_BENCH_CLOCK", setting)
+        namespace: dict[str, object] = {}
+        exec(compile(source, "common.py", "exec"), namespace)
+        assert namespace["CLOCK"].__name__ == clock  # type: ignore[attr-defined]
+        assert namespace["median_ms"](lambda: None) >= 0  # type: ignore[operator]
+
+
+def test_a_common_with_the_clock_or_of_another_shape_is_left_alone() -> None:
+    assert backport_clock(OLD_COMMON.replace("SESSIONS", "PI_LSP_BENCH_CLOCK")) is None
+    assert backport_clock(OLD_COMMON.replace("def median_ms", "def timed")) is None
+    assert backport_clock(OLD_COMMON.replace("import os\n", "")) is None
