@@ -14,8 +14,9 @@ Figures are read from the ``#measure`` lines of :func:`bench.common.report` when
 them; otherwise (scripts older than ``report``) from every number of the human output, each named
 by its line with the numbers blanked (``{}`` marks the one measured), so a line must read the same
 in both trees to pair up. Figures equal in every run of both trees (counts, settings) are left out.
-The result is a Markdown table (medians, min-max, after / before) with the load average, to paste
-into ``docs/benchmarks.md``. Writes nothing outside the temporary folder, which it removes.
+The result is a Markdown table (medians, min-max, after / before, and a verdict: ``same`` when the
+min-max ranges overlap, else faster / slower) with the load average, to paste into
+``docs/benchmarks.md``. Writes nothing outside the temporary folder, which it removes.
 """
 
 from __future__ import annotations
@@ -109,6 +110,26 @@ class Row:
         before = statistics.median(self.before)
         return statistics.median(self.after) / before if before else None
 
+    @property
+    def verdict(self) -> str:
+        """``same`` when the two sides' min-max ranges overlap; else which way ``after`` moved:
+        ``faster`` / ``slower`` for times and throughputs, ``higher`` / ``lower`` otherwise."""
+        if min(self.after) > max(self.before):
+            moved = "higher"
+        elif max(self.after) < min(self.before):
+            moved = "lower"
+        else:
+            return "same"
+        if self.unit in TIMES:
+            return {"higher": "slower", "lower": "faster"}[moved]
+        if self.unit in RATES:
+            return {"higher": "faster", "lower": "slower"}[moved]
+        return moved
+
+
+TIMES = frozenset({"ms", "µs", "us", "s"})
+RATES = frozenset({"MB/s"})
+
 
 @dataclass
 class Comparison:
@@ -164,8 +185,9 @@ def _figure(values: list[float], unit: str) -> str:
 def render(comparisons: Sequence[Comparison]) -> str:
     """A Markdown table of every row, then notes on what did not pair."""
     lines = [
-        "| script | measure | before, median (min-max) | after, median (min-max) | after / before |",
-        "| --- | --- | --- | --- | --- |",
+        "| script | measure | before, median (min-max) | after, median (min-max) | after / before "
+        "| verdict |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     notes = []
     for item in comparisons:
@@ -174,7 +196,7 @@ def render(comparisons: Sequence[Comparison]) -> str:
             name = row.name.replace("|", "\\|")
             lines.append(
                 f"| {row.script} | {name} | {_figure(row.before, row.unit)} | "
-                f"{_figure(row.after, row.unit)} | {ratio} |"
+                f"{_figure(row.after, row.unit)} | {ratio} | {row.verdict} |"
             )
         if item.source == "table":
             notes.append(f"{item.script}: figures read from the human output (no #measure lines)")
