@@ -16,7 +16,8 @@ by its line with the numbers blanked (``{}`` marks the one measured), so a line 
 in both trees to pair up. Figures equal in every run of both trees (counts, settings) are left out.
 The result is a Markdown table (medians, min-max, after / before, and a verdict: ``same`` when the
 min-max ranges overlap, else faster / slower) with the load average, to paste into
-``docs/benchmarks.md``. Writes nothing outside the temporary folder, which it removes.
+``docs/benchmarks.md``. Writes nothing outside the temporary folder, which it removes, but the
+runs' outputs with ``--keep DIR`` (to read the figures that did not pair).
 """
 
 from __future__ import annotations
@@ -317,6 +318,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     parser.add_argument("--extra", default="", help="arguments for every script (one string)")
     parser.add_argument("--timeout", type=float, default=1200, help="seconds per run")
+    parser.add_argument(
+        "--keep", type=Path, help="a folder to keep every run's output in (NAME.SIDE.RUN.txt)"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pi-lsp-compare-") as tmp:
         before_tree = Path(tmp) / "before"
@@ -365,6 +369,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 trees[side], name, shlex.split(args.extra), envs[side], args.timeout
                             )
                         )
+                        if args.keep:
+                            args.keep.mkdir(parents=True, exist_ok=True)
+                            kept = args.keep / f"{name}.{side}.{round_ + 1}.txt"
+                            kept.write_text(outputs[side][-1])
             except (RuntimeError, subprocess.TimeoutExpired) as error:
                 print(f"bench_{name}.py left out: {error}")
                 continue
