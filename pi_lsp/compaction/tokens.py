@@ -30,6 +30,7 @@ from pi_lsp.session import SessionStore
 from pi_lsp.session.context import SessionContext
 from pi_lsp.session.jsonl import JsonObject, Record, js_len
 from pi_lsp.session.projection import Projected, entry_messages
+from pi_lsp.session.runs import ProjectedRun
 
 O200K_MODELS = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4")
 """Model-id prefixes whose tokenizer is o200k_base; every other model is counted with cl100k_base
@@ -281,6 +282,20 @@ class TokenCounter:
         total = self._entries.get(entry_id)
         if total is None:
             total = self._entries[entry_id] = sum(self.count(entry_id, m) for m in entry.messages)
+        return total
+
+    def count_run(self, run: ProjectedRun, index: int) -> int:
+        """:meth:`count_projected` of entry ``index`` of a projected run."""
+        edited = index in run.edited
+        if not edited:
+            entry_id = run.records[index].id
+            total = self._entries.get(entry_id)
+            if total is not None:
+                return total
+        messages = run.messages[run.ends[index] : run.ends[index + 1]]
+        if edited:
+            return sum(self.estimator(m) for m in messages)
+        total = self._entries[entry_id] = sum(self.count(entry_id, m) for m in messages)
         return total
 
     def estimate(self, context: SessionContext) -> ContextEstimate:
