@@ -38,7 +38,7 @@ from pi_lsp.compaction.tokens import TokenCounter, assistant_usage, calculate_co
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import Projected, current_system_message, entry_messages
-from pi_lsp.session.runs import ProjectedRun, window_run
+from pi_lsp.session.runs import ProjectedRun, ProjectedWindow
 
 CUT_ROLES = frozenset(
     {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
@@ -281,28 +281,6 @@ def context_bounds(path: Sequence[Record]) -> tuple[int, int]:
     return 0, -1
 
 
-class CompactionWindow(list[Record]):
-    """:func:`compaction_window`'s records, with the store's projection of them when it has one.
-
-    A preparation reads that projection instead of projecting again; a changed list (another
-    length or last entry) is projected as any path is.
-    """
-
-    __slots__ = ("_leaf", "_run", "_size")
-
-    def __init__(self, records: list[Record], run: ProjectedRun | None = None) -> None:
-        super().__init__(records)
-        self._run = run
-        self._size = len(records)
-        self._leaf = records[-1] if records else None
-
-    def run(self) -> ProjectedRun | None:
-        """The projection given with the records, while the list still holds them."""
-        if self._run is None or len(self) != self._size or self[-1] is not self._leaf:
-            return None
-        return self._run
-
-
 def prepare_compaction(
     path: Sequence[Record], settings: CompactionSettings, counter: TokenCounter | None = None
 ) -> CompactionPreparation | None:
@@ -318,11 +296,11 @@ def prepare_compaction(
     if not path or path[-1].type == "compaction":
         return None
     counter = counter if counter is not None else TokenCounter()
-    run = path.run() if isinstance(path, CompactionWindow) else None
+    run = path.run() if isinstance(path, ProjectedWindow) else None
     if run is None:
         begin, at = context_bounds(path)
         path = path[begin:]
-        run = window_run(path, at - begin if at >= 0 else -1)
+        run = counter.run_of(path, at - begin if at >= 0 else -1)
     return prepare_run(run, path, settings, counter)
 
 
@@ -378,7 +356,7 @@ def compaction_window(store: SessionStore, leaf_id: str | None = None) -> list[R
     """
     cached = store.context_run(leaf_id)
     if cached is not None:
-        return CompactionWindow(*cached)
+        return cached
     start = leaf_id if leaf_id is not None else store.leaf_id
     window: list[Record] = []
     current = store.get(start) if start is not None else None

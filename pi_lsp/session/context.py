@@ -28,7 +28,7 @@ from pi_lsp.session.projection import (
     message_preview,
     project,
 )
-from pi_lsp.session.runs import ProjectedRun, Spine, spine_run
+from pi_lsp.session.runs import ProjectedWindow, Spine, spine_run
 from pi_lsp.session.tree import path_to_root
 
 
@@ -189,7 +189,7 @@ class ContextBuilder:
         context.entry_ids = ids + spine.ids[low:high]
         return context
 
-    def run(self, leaf_id: str) -> tuple[list[Record], ProjectedRun] | None:
+    def run(self, leaf_id: str) -> ProjectedWindow | None:
         """The records the context at ``leaf_id`` is made of, root-first, and their projection.
 
         The records run from the compaction's first kept entry (the compaction itself when it
@@ -206,7 +206,7 @@ class ContextBuilder:
         if run is None:
             return None
         begin = 0 if at is None else at if kept_from is None else kept_from
-        return spine.records[begin:end], run
+        return ProjectedWindow(spine.records[begin:end], run)
 
     def _locate(
         self, leaf: Record, compaction_id: str | None

@@ -126,6 +126,28 @@ class ProjectedRun:
         return cls([e.record for e in entries], messages, ids, ends, after, frozenset(edited))
 
 
+class ProjectedWindow(list[Record]):
+    """Root-first records from where a context begins, with their run when it is known.
+
+    What the store's context cache hands a compaction preparation, so it need not project
+    again; once the list changes (another length or last entry) :meth:`run` is None.
+    """
+
+    __slots__ = ("_leaf", "_run", "_size")
+
+    def __init__(self, records: list[Record], run: ProjectedRun | None = None) -> None:
+        super().__init__(records)
+        self._run = run
+        self._size = len(records)
+        self._leaf = records[-1] if records else None
+
+    def run(self) -> ProjectedRun | None:
+        """The run given with the records, while the list still holds them."""
+        if self._run is None or len(self) != self._size or self[-1] is not self._leaf:
+            return None
+        return self._run
+
+
 def window_run(window: Sequence[Record], at: int) -> ProjectedRun:
     """The run of a window (a path from where its context begins; ``at``: its compaction or -1).
 

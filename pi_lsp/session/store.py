@@ -33,7 +33,7 @@ from pi_lsp.session.paths import (
     uuid7,
 )
 from pi_lsp.session.reader import LoadedFile, gc_paused, read_session_file
-from pi_lsp.session.runs import ProjectedRun
+from pi_lsp.session.runs import ProjectedWindow
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tree import (
     CONVERSATION_ROLES,
@@ -234,7 +234,7 @@ class SessionStore(EntryAppends):
             self.require(leaf_id)
         return self._context.build(leaf_id if leaf_id is not None else self._leaf)
 
-    def context_run(self, leaf_id: str | None = None) -> tuple[list[Record], ProjectedRun] | None:
+    def context_run(self, leaf_id: str | None = None) -> ProjectedWindow | None:
         """The entries the context at ``leaf_id`` is made of and their projection, flat.
 
         What :meth:`context` builds from, for a compaction preparation to read; None when only

@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from pi_lsp.compaction import CompactionPreparation, CompactionSettings, TokenCounter
 from pi_lsp.compaction.prepare import (
-    CompactionWindow,
     compaction_window,
     context_bounds,
     prepare_compaction,
@@ -30,7 +29,7 @@ from pi_lsp.devtools.builders import assistant, user
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import Record
 from pi_lsp.session.projection import project_path
-from pi_lsp.session.runs import ProjectedRun, path_run
+from pi_lsp.session.runs import ProjectedRun, ProjectedWindow, path_run
 from tests.interop.session_trees import session_lines
 
 KEEPS = (1, 30, 200, 100_000)
@@ -73,10 +72,9 @@ def check_leaf(store: SessionStore, leaf: str, counters: dict[int, TokenCounter]
         flat = path_run(window, at)
         if flat is not None:
             assert flat == run
-        cached = store.context_run(leaf)
-        if cached is not None:
-            records, store_run = cached
-            assert store_run == run
+        records = store.context_run(leaf)
+        if records is not None:
+            assert records.run() == run
             assert records == path[len(path) - len(records) :]
             assert len(records) in (len(window), len(path) - context_bounds(path)[1])
             used = 1
@@ -113,7 +111,7 @@ def test_a_window_changed_after_it_was_taken_is_projected_again() -> None:
     store.append_message(user("z " * 400))
     store.append_message(assistant("w " * 400))
     window = compaction_window(store)
-    assert isinstance(window, CompactionWindow) and window.run() is not None
+    assert isinstance(window, ProjectedWindow) and window.run() is not None
     settings_ = CompactionSettings(keep_recent_tokens=150)
     want = definition(store.branch_path(), 150)[0]
     same(prepare_compaction(window, settings_), want)
