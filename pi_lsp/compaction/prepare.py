@@ -1,14 +1,20 @@
 """Where to cut a history and what a compaction would summarize (pi 1.6.0's cut point, preparation).
 
 pi's ``findProjectedCutPoint`` and ``prepareCompaction``; pure but for :func:`compaction_window`,
-which walks the store.
+which reads the store.
 
 The plan is made over pi's projection of the path (:mod:`pi_lsp.session.projection`): the
 previous compaction, the range it kept, everything after it, each entry as its latest
-``context_edit`` leaves it. The range the previous compaction kept opens the summarized range
-(pi v0.58.3 dropped it silently; pi_lsp's decision D2 fixed that, and pi 1.6.0 now does the
-same). System messages are never summarized. The cut point, ``firstKeptEntryId``, the turn
-prefix and ``tokensBefore`` (``estimateProjectedContextTokens``) are exactly pi 1.6.0's.
+``context_edit`` leaves it. :func:`prepare_run` reads that projection laid flat (a
+:class:`~pi_lsp.session.runs.ProjectedRun`); :func:`prepare_compaction` takes it from the
+store's context cache (what :func:`compaction_window` hands over), from the counter (the same
+records as last time), or lays the path's context flat, which is the projection itself
+whenever an edit makes the two differ, so no entry is projected twice.
+
+The range the previous compaction kept opens the summarized range (pi v0.58.3 dropped it
+silently; pi_lsp's decision D2 fixed that, and pi 1.6.0 now does the same). System messages
+are never summarized. The cut point, ``firstKeptEntryId``, the turn prefix and
+``tokensBefore`` (``estimateProjectedContextTokens``) are exactly pi 1.6.0's.
 
 An entry may be a cut point when one of its projected messages is user-like or an assistant, it
 opens a turn when one is user-like, and the older compaction entries of a kept range never count.
@@ -38,7 +44,7 @@ from pi_lsp.compaction.tokens import TokenCounter, assistant_usage, calculate_co
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import Projected, current_system_message, entry_messages
-from pi_lsp.session.runs import ProjectedRun, ProjectedWindow
+from pi_lsp.session.runs import ProjectedRun, ProjectedWindow, context_bounds
 
 CUT_ROLES = frozenset(
     {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
@@ -261,24 +267,6 @@ def _collect(
     messages += chosen
     ids += names
     return len(chosen)
-
-
-def context_bounds(path: Sequence[Record]) -> tuple[int, int]:
-    """Where the context of a root-first path begins, and where its last compaction is.
-
-    The context begins at the last compaction's first kept entry (the compaction itself when
-    that entry is not above it, 0 without a compaction; the compaction's index is then -1).
-    Nothing before it is projected (pi's ``buildContextEntries``), so a preparation reads
-    from there.
-    """
-    for at in range(len(path) - 1, -1, -1):
-        if path[at].type == "compaction":
-            first_kept = path[at].value.get("firstKeptEntryId")
-            for index in range(at - 1, -1, -1):
-                if path[index].id == first_kept:
-                    return index, at
-            return at, at
-    return 0, -1
 
 
 def prepare_compaction(

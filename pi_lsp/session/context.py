@@ -28,7 +28,7 @@ from pi_lsp.session.projection import (
     message_preview,
     project,
 )
-from pi_lsp.session.runs import ProjectedWindow, Spine, spine_run
+from pi_lsp.session.runs import ProjectedWindow, Spine, plain_kept, spine_run
 from pi_lsp.session.tree import path_to_root
 
 
@@ -149,11 +149,14 @@ class ContextBuilder:
         self._reliable = reliable
         self._spines: list[Spine] = []
         self._heads: dict[str, tuple[list[ContextMessage], list[str]]] = {}
+        self._plain: dict[str, bool] = {}
+        """Per compaction: its kept range is what the projection shows (see ``plain_kept``)."""
 
     def clear(self) -> None:
         """Forget what was walked (the index changed in a way appends do not cover)."""
         self._spines.clear()
         self._heads.clear()
+        self._plain.clear()
 
     def build(self, leaf_id: str | None) -> SessionContext:
         """pi's ``buildSessionContext`` at ``leaf_id`` (empty for None or an unknown id)."""
@@ -202,11 +205,18 @@ class ContextBuilder:
         if leaf is None or settings is None or not self._reliable():
             return None
         spine, at, kept_from, end = self._locate(leaf, settings[2])
-        run = spine_run(spine, at, kept_from, end)
-        if run is None:
-            return None
         begin = 0 if at is None else at if kept_from is None else kept_from
-        return ProjectedWindow(spine.records[begin:end], run)
+        if at is not None:
+            compaction_id = spine.records[at].id
+            plain = self._plain.get(compaction_id)
+            if plain is None:
+                if len(self._plain) >= self.MAX_HEADS:
+                    self._plain.clear()
+                plain = self._plain[compaction_id] = plain_kept(spine.records[begin:at])
+            if not plain:
+                return None
+        run = spine_run(spine, at, kept_from, end)
+        return ProjectedWindow(spine.records[begin:end], run) if run is not None else None
 
     def _locate(
         self, leaf: Record, compaction_id: str | None

@@ -26,13 +26,12 @@ class Spine:
     """One run of a path, root-first, with every entry's messages laid end to end.
 
     ``records[i + 1]``'s parent is ``records[i]``; ``ends[i]`` is how many messages
-    ``records[:i]`` contribute before edits, ``edits[i]`` how many ``context_edit`` entries
-    and ``skips[i]`` how many system-message or compaction entries they hold (what a kept range
-    leaves out or empties), so the messages of any stretch are one slice and "is an edit in it"
-    one subtraction.
+    ``records[:i]`` contribute before edits and ``edits[i]`` how many ``context_edit`` entries
+    they hold, so the messages of any stretch are one slice and "is an edit in it" one
+    subtraction.
     """
 
-    __slots__ = ("edits", "ends", "ids", "messages", "pos", "records", "skips")
+    __slots__ = ("edits", "ends", "ids", "messages", "pos", "records")
 
     def __init__(self, records: list[Record]) -> None:
         self.records: list[Record] = []
@@ -41,7 +40,6 @@ class Spine:
         self.ids: list[str] = []
         self.ends = [0]
         self.edits = [0]
-        self.skips = [0]
         self.extend(records)
 
     def at(self, record: Record) -> int | None:
@@ -51,13 +49,12 @@ class Spine:
 
     def extend(self, records: list[Record]) -> None:
         """Append root-first records whose first one is a child of the last one."""
-        pos, ids, ends, edits, skips = self.pos, self.ids, self.ends, self.edits, self.skips
+        pos, ids, ends, edits = self.pos, self.ids, self.ends, self.edits
         messages: list[Any] = self.messages  # plain JSON typed as pi's messages, as in context
         at = len(self.records)
         self.records.extend(records)
         count = len(messages)
         edited = edits[-1]
-        skipped = skips[-1]
         for record in records:
             entry_id = record.id
             pos[entry_id] = at
@@ -68,17 +65,14 @@ class Spine:
                 messages.append(message)  # the common case, as entry_messages would return it
                 ids.append(entry_id)
                 count += 1
-                skipped += record.role == "system"
             else:
                 for message in entry_messages(record):
                     messages.append(message)
                     ids.append(entry_id)
                     count += 1
                 edited += kind == "context_edit"
-                skipped += kind == "compaction" or record.role == "system"
             ends.append(count)
             edits.append(edited)
-            skips.append(skipped)
 
     def prefix(self, length: int) -> Spine:
         """A new spine holding ``records[:length]`` (nothing is parsed again)."""
@@ -88,7 +82,6 @@ class Spine:
         end = self.ends[length]
         copy.messages, copy.ids = self.messages[:end], self.ids[:end]
         copy.ends, copy.edits = self.ends[: length + 1], self.edits[: length + 1]
-        copy.skips = self.skips[: length + 1]
         return copy
 
 
@@ -148,6 +141,24 @@ class ProjectedWindow(list[Record]):
         return self._run
 
 
+def context_bounds(path: Sequence[Record]) -> tuple[int, int]:
+    """Where the context of a root-first path begins, and where its last compaction is.
+
+    The context begins at the last compaction's first kept entry (the compaction itself when
+    that entry is not above it, 0 without a compaction; the compaction's index is then -1).
+    Nothing before it is projected (pi's ``buildContextEntries``), so a preparation reads
+    from there.
+    """
+    for at in range(len(path) - 1, -1, -1):
+        if path[at].type == "compaction":
+            first_kept = path[at].value.get("firstKeptEntryId")
+            for index in range(at - 1, -1, -1):
+                if path[index].id == first_kept:
+                    return index, at
+            return at, at
+    return 0, -1
+
+
 def window_run(window: Sequence[Record], at: int) -> ProjectedRun:
     """The run of a window (a path from where its context begins; ``at``: its compaction or -1).
 
@@ -168,12 +179,10 @@ def path_run(window: Sequence[Record], at: int) -> ProjectedRun | None:
     compaction in the compaction's kept range ``window[:at]``.
     """
     if at >= 0:
-        compaction = window[at]
         kept = window[:at]
-        for record in kept:
-            if record.type == "compaction" or is_system(record):
-                return None
-        records = [compaction, *kept, *window[at + 1 :]]
+        if not plain_kept(kept):
+            return None
+        records = [window[at], *kept, *window[at + 1 :]]
     else:
         records = list(window)
     messages: list[JsonObject] = []
@@ -199,12 +208,18 @@ def path_run(window: Sequence[Record], at: int) -> ProjectedRun | None:
     return ProjectedRun(records, messages, ids, ends, at + 1 if at >= 0 else 0)
 
 
+def plain_kept(kept: Sequence[Record]) -> bool:
+    """The projection takes this kept range as it is: no system message, no older compaction."""
+    return not any(record.type == "compaction" or is_system(record) for record in kept)
+
+
 def spine_run(spine: Spine, at: int | None, kept_from: int | None, end: int) -> ProjectedRun | None:
     """The run of the context ending at ``spine.records[end - 1]``, sliced from the spine.
 
     ``at`` is the context's compaction on the spine (None: the context starts at the spine's
     root, ``spine.records[0]``), ``kept_from`` where its kept range begins (None: it keeps
-    nothing). None when the projection would differ (as :func:`path_run`).
+    nothing), which must hold no system message or compaction (:func:`plain_kept`). None when
+    a ``context_edit`` makes the projection differ.
     """
     ends, edits = spine.ends, spine.edits
     records, ids = spine.records, spine.ids
@@ -215,7 +230,7 @@ def spine_run(spine: Spine, at: int | None, kept_from: int | None, end: int) -> 
         high = ends[end]
         return ProjectedRun(records[:end], messages[:high], ids[:high], ends[: end + 1])
     begin = at if kept_from is None else kept_from
-    if edits[end] != edits[begin] or spine.skips[at] != spine.skips[begin]:
+    if edits[end] != edits[begin]:
         return None
     low, head, tail, high = ends[begin], ends[at], ends[at + 1], ends[end]
     size = tail - head

@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from pi_lsp.compaction import CompactionPreparation, CompactionSettings, TokenCounter
 from pi_lsp.compaction.prepare import (
     compaction_window,
-    context_bounds,
     prepare_compaction,
     prepare_run,
 )
@@ -29,7 +28,7 @@ from pi_lsp.devtools.builders import assistant, user
 from pi_lsp.session import SessionStore
 from pi_lsp.session.jsonl import Record
 from pi_lsp.session.projection import project_path
-from pi_lsp.session.runs import ProjectedRun, ProjectedWindow, path_run
+from pi_lsp.session.runs import ProjectedRun, ProjectedWindow, context_bounds, path_run
 from tests.interop.session_trees import session_lines
 
 KEEPS = (1, 30, 200, 100_000)
