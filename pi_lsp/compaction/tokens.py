@@ -144,10 +144,16 @@ def countable(message: Mapping[str, Any]) -> tuple[list[str], int]:
         if tools:
             texts.append(js_stringify(tools))
         return texts, images
-    if role == "assistant":  # the estimators sum over the texts: their order does not matter
-        texts, thinking, calls = assistant_blocks(message.get("content"))
-        texts += thinking
-        texts.extend(_str(c.get("name")) + js_stringify(c.get("arguments")) for c in calls)
+    if role == "assistant":  # one pass: the estimators sum over the texts, in any order
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text":
+                texts.append(_str(block.get("text")))
+            elif kind == "thinking":
+                texts.append(_str(block.get("thinking")))
+            elif kind == "toolCall":
+                texts.append(_str(block.get("name")) + js_stringify(block.get("arguments")))
         return texts, 0
     if role in ("custom", "toolResult"):
         return texts, text_blocks(message.get("content"), texts)
