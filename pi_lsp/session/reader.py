@@ -19,6 +19,7 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from sys import intern
 from typing import Any
@@ -192,7 +193,7 @@ def _index_lines(
     append = records.append
     decode = decode_index
     number = start  # the 1-based number of the line in hand
-    for line in lines[start:] if start else lines:
+    for line in islice(lines, start, None):  # no copy of the list: RSS stays as it was
         number += 1
         parsed = None
         try:
