@@ -34,12 +34,15 @@ class JsonLineError(ValueError):
     """A line is not a JSON value that ``JSON.parse`` would accept."""
 
 
-class _Role(msgspec.Struct):
+class _Role(msgspec.Struct, gc=False):
     role: str | None = None
 
 
-class IndexFields(msgspec.Struct):
-    """The fields every entry is indexed by; the rest of the line is validated, not built."""
+class IndexFields(msgspec.Struct, gc=False):
+    """The fields every entry is indexed by; the rest of the line is validated, not built.
+
+    Outside the garbage collector, as :class:`Record`: one is decoded per line at every open.
+    """
 
     type: str | None = None
     id: str | None = None

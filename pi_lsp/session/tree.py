@@ -69,11 +69,48 @@ class SessionIndex:
         """False once a duplicate id could leave stale inherited settings (contexts then walk)."""
 
     def add_all(self, records: Iterable[Record]) -> None:
-        """Index records read from a file, then report orphans and self-parented entries."""
-        start = len(self.records)
+        """Index records read from a file, then report orphans and self-parented entries.
+
+        The same as :meth:`add` for each record, with the work for a message entry whose id is
+        new (all but a few lines of every file) done inline: opening deep-tree costs 0.6x the
+        per-record calls here. Every other record goes through :meth:`add`.
+        """
+        by_id = self.by_id
+        get = by_id.get
+        append = self.records.append
+        add = self.add
+        unlinked: list[Record] = []
+        """Records that may be orphans or their own parent: all others found their parent."""
+        conversation = False
         for record in records:
-            self.add(record)
-        self.diagnostics.extend(self.link_problems(self.records[start:]))
+            entry_id = record.id
+            if record.type != "message" or entry_id in by_id:
+                add(record)
+                unlinked.append(record)
+                continue
+            append(record)
+            by_id[entry_id] = record
+            parent = record.parent_id
+            base: PathAnchors | None = ROOT_SETTINGS
+            if parent == entry_id:  # its own parent: a root, reported below
+                unlinked.append(record)
+            elif parent is not None:
+                parent_record = get(parent)
+                if parent_record is None:  # an orphan unless its parent comes later
+                    base = None
+                    unlinked.append(record)
+                else:
+                    base = parent_record.settings
+                    record.parent_id = parent_record.id  # share one string object per id
+            role = record.role
+            if base is not None and role == "assistant":
+                base = inherit_settings(record, base)  # other messages change no setting
+            record.settings = base
+            if role in CONVERSATION_ROLES:
+                conversation = True
+        if conversation:
+            self.has_conversation = True
+        self.diagnostics.extend(self.link_problems(unlinked))
 
     def add(self, record: Record) -> None:
         """Index one record (last one wins for a duplicate id, as pi's ``byId`` map)."""
