@@ -34,6 +34,7 @@ from pi_lsp.compaction.models import (
 )
 from pi_lsp.compaction.tokens import TokenCounter, assistant_usage, calculate_context_tokens
 from pi_lsp.session import SessionStore
+from pi_lsp.session.entries import CompactionEntry, entry_as
 from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import (
     Projected,
@@ -279,8 +280,8 @@ def prepare_compaction(
     projected = project_path(window)
     # The last compaction is projected first (pi finds it with findIndex, and skips it when
     # an edit omitted it); the range to cut starts after it.
-    previous_record = path[at] if at >= 0 and projected[0].messages else None
-    start = 1 if previous_record is not None else 0
+    previous = entry_as(path[at], CompactionEntry) if at >= 0 and projected[0].messages else None
+    start = 1 if previous is not None else 0
     cut = find_cut_point(
         projected, start, len(projected), settings.keep_recent_tokens, counter.count_projected
     )
@@ -290,18 +291,16 @@ def prepare_compaction(
         first_kept_entry_id=projected[cut.first_kept_index].record.id,
         cut=cut,
         tokens_before=projected_tokens(projected, window, counter),
-        previous_summary=(
-            previous_record.value.get("summary") if previous_record is not None else None
-        ),
+        previous_summary=previous.get("summary") if previous is not None else None,
         settings=settings,
         leaf_id=path[-1].id,
     )
     # File operations in pi's order: earlier details, summarized history, turn prefix.
-    if previous_record is not None and not previous_record.value.get("fromHook"):
-        prep.file_ops.add_details(previous_record.value.get("details"))
+    if previous is not None and not previous.get("fromHook"):
+        prep.file_ops.add_details(previous.get("details"))
     summarized, ids, ops = prep.messages_to_summarize, prep.summarize_ids, prep.file_ops
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    if previous_record is not None:
+    if previous is not None:
         # What the previous compaction kept opens the summarized range (D2): the projected
         # entries before those that follow the compaction on the path.
         kept_end = min(len(projected) - (len(path) - 1 - at), history_end)
