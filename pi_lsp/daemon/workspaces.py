@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -358,7 +358,7 @@ async def available_models(settings: Settings, *, with_litellm: bool = True) -> 
     ]
     if configured and with_litellm:
         litellm = await load_litellm()
-        by_provider: dict[str, Any] = getattr(litellm, "models_by_provider", {})
+        by_provider: Mapping[str, Iterable[str]] = getattr(litellm, "models_by_provider", {})
         for provider in configured:
             for model_id in sorted(by_provider.get(_LITELLM_PROVIDERS.get(provider, provider), ())):
                 info = litellm.model_cost.get(model_id) or {}
