@@ -73,11 +73,18 @@ def from_litellm(litellm: ModuleType) -> ChatModels:
     return lists
 
 
+_read: dict[Path, ChatModels] = {}
+"""Cache files already read by this process (a file's content never changes: its name is the
+litellm install)."""
+
+
 def read_cache() -> ChatModels | None:
     """The cached lists, or None (no file, another litellm, unreadable)."""
     path = cache_file()
     if path is None:
         return None
+    if (known := _read.get(path)) is not None:
+        return known
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -85,7 +92,10 @@ def read_cache() -> ChatModels | None:
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         return None
     lists = data.get("providers")
-    return lists if isinstance(lists, dict) else None
+    if not isinstance(lists, dict):
+        return None
+    _read[path] = lists
+    return lists
 
 
 def write_cache(lists: ChatModels) -> None:
@@ -100,6 +110,7 @@ def write_cache(lists: ChatModels) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump({"format": _FORMAT, "providers": lists}, out)
         os.replace(tmp, path)
+        _read.pop(path, None)
     except OSError as exc:
         logger.info("cannot write the model list cache %s: %s", path, exc)
         if tmp is not None:

@@ -34,6 +34,7 @@ def _fake_litellm() -> ModuleType:
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PI_LSP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(model_list, "_read", {})
     return tmp_path / "cache"
 
 
@@ -52,6 +53,8 @@ def test_the_cache_file_is_named_after_the_litellm_install(cache: Path) -> None:
     model_list.write_cache({"openai": ["gpt-a"]})
     assert model_list.read_cache() == {"openai": ["gpt-a"]}
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary file left behind
+    assert model_list.read_cache() == {"openai": ["gpt-a"]}  # read once per process
+    model_list._read.clear()
     path.write_text(json.dumps({"format": 0, "providers": {}}))
     assert model_list.read_cache() is None  # another format: computed again
 
