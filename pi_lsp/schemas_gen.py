@@ -87,12 +87,23 @@ def _protocol_schemas() -> dict[str, Any]:
     return schemas
 
 
+def _acp_schemas() -> dict[str, Any]:
+    """The ACP face's ``_pi/…`` extension methods' params (docs/acp.md)."""
+    from pi_lsp.acp.controls import EXTENSION_PARAMS
+
+    return {
+        f"acp-{method.replace('/', '-')}.params": TypeAdapter(model)
+        for method, model in EXTENSION_PARAMS.items()
+    }
+
+
 PROVIDERS: list[Callable[[], dict[str, Any]]] = [
     _session_schemas,
     _context_schemas,
     _compaction_schemas,
     _agent_schemas,
     _protocol_schemas,
+    _acp_schemas,
 ]
 """Functions returning ``{file stem: TypeAdapter}``; later layers append theirs."""
 

@@ -161,7 +161,7 @@ def continues_chain(fresh: list[Record], ancestor: str | None) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class TreeNode:
+class TreeItem:
     """One entry in the tree, with its children in pi's order."""
 
     record: Record
@@ -174,7 +174,7 @@ class SessionTree:
     """Roots plus every reachable node in depth-first pre-order."""
 
     roots: tuple[str, ...]
-    nodes: tuple[TreeNode, ...]
+    nodes: tuple[TreeItem, ...]
 
     def to_json(self, *, timestamps: bool = True) -> TreeOut:
         """The corpus ``tree`` field shape."""
@@ -269,7 +269,7 @@ def build_tree(
     ordered: dict[str, list[Record]] = {}
     for parent, kids in children.items():
         ordered[parent] = _by_timestamp(kids) if len(kids) > 1 else kids
-    nodes: list[TreeNode] = []
+    nodes: list[TreeItem] = []
     seen: set[str] = set()
     stack = list(reversed(roots))
     while stack:
@@ -278,7 +278,7 @@ def build_tree(
             continue
         seen.add(record.id)
         kids = ordered.get(record.id, [])
-        nodes.append(TreeNode(record, tuple(k.id for k in kids), labels.get(record.id)))
+        nodes.append(TreeItem(record, tuple(k.id for k in kids), labels.get(record.id)))
         stack.extend(reversed(kids))
     return SessionTree(tuple(r.id for r in roots), tuple(nodes))
 
