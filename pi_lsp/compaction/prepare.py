@@ -42,7 +42,7 @@ from pi_lsp.compaction.models import (
 )
 from pi_lsp.compaction.tokens import TokenCounter, assistant_usage, calculate_context_tokens
 from pi_lsp.session import SessionStore
-from pi_lsp.session.entries import CompactionEntry, entry_as
+from pi_lsp.session.entries import CompactionEntry, ContextEditEntry, entry_as, first_kept_of
 from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import Projected, current_system_message, entry_messages
 from pi_lsp.session.runs import ProjectedRun, ProjectedWindow, context_bounds
@@ -103,11 +103,11 @@ def _recovery_suffix(run: ProjectedRun, begin: int, end: int) -> bool:
         return False
     omitted = {records[i].id for i in suffix if _omitted(run, i)}
     for i in suffix:
-        record = records[i]
-        if record.type == "context_edit":
-            value = record.value
-            if value.get("replacement") is not None and value.get("targetId") not in omitted:
-                return False
+        edit = entry_as(records[i], ContextEditEntry)
+        if edit is None or edit.get("replacement") is None:
+            continue
+        if edit.get("targetId") not in omitted:
+            return False
     return True
 
 
@@ -353,7 +353,7 @@ def compaction_window(store: SessionStore, leaf_id: str | None = None) -> list[R
     while current is not None and len(window) <= limit:
         window.append(current)
         if first_kept is None and current.type == "compaction":
-            first_kept = current.value.get("firstKeptEntryId") or ""
+            first_kept = first_kept_of(current) or ""
         elif first_kept is not None and current.id == first_kept:
             break
         current = store.get(current.parent_id) if current.parent_id is not None else None

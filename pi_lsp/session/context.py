@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.session.entries import ContextOut, ModelOut, known, message_as
+from pi_lsp.session.entries import ContextOut, ModelOut, first_kept_of, known, message_as
 from pi_lsp.session.jsonl import Record
 from pi_lsp.session.messages import AssistantMessage, ContextMessage
 from pi_lsp.session.projection import (
@@ -230,7 +230,7 @@ class ContextBuilder:
             spine, _ = self._ancestor(spine, None, leaf)
             return spine, None, None, spine.pos[leaf.id] + 1
         compaction = self._by_id[compaction_id]
-        first_kept = compaction.value.get("firstKeptEntryId")
+        first_kept = first_kept_of(compaction)
         spine = self._reach(leaf, compaction_id, first_kept)
         spine, _ = self._ancestor(spine, compaction_id, leaf)
         kept = None

@@ -275,6 +275,13 @@ def entry_as(record: Record, kind: type[_E]) -> _E | None:
     return cast(_E, record.value) if record.type == _TYPE_OF[kind] else None
 
 
+def first_kept_of(record: Record) -> str | None:
+    """A ``compaction``'s ``firstKeptEntryId`` (where its kept range starts), if a string."""
+    entry = entry_as(record, CompactionEntry)
+    first_kept = entry.get("firstKeptEntryId") if entry is not None else None
+    return first_kept if isinstance(first_kept, str) else None
+
+
 def target_of(record: Record) -> str | None:
     """The entry a ``label`` or ``context_edit`` acts on (its ``targetId``), if a string."""
     entry = known(record)

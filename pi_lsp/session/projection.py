@@ -24,6 +24,7 @@ from pi_lsp.session.entries import (
     CustomMessageEntry,
     MessageEntry,
     entry_as,
+    first_kept_of,
     known,
 )
 from pi_lsp.session.jsonl import JsonObject, Record
@@ -177,8 +178,7 @@ def context_records(path: Sequence[Record]) -> list[Record]:
     if at < 0:
         return list(path)
     compaction = path[at]
-    entry = entry_as(compaction, CompactionEntry)
-    first_kept = entry.get("firstKeptEntryId") if entry is not None else None
+    first_kept = first_kept_of(compaction)
     kept_from = next((i for i in range(at) if path[i].id == first_kept), at)
     kept = [r for r in path[kept_from:at] if not is_system(r)]
     return [compaction, *kept, *path[at + 1 :]]

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pi_lsp.session.entries import first_kept_of
 from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.messages import ContextMessage
 from pi_lsp.session.projection import Projected, entry_messages, is_system, project_path
@@ -151,7 +152,7 @@ def context_bounds(path: Sequence[Record]) -> tuple[int, int]:
     """
     for at in range(len(path) - 1, -1, -1):
         if path[at].type == "compaction":
-            first_kept = path[at].value.get("firstKeptEntryId")
+            first_kept = first_kept_of(path[at])
             for index in range(at - 1, -1, -1):
                 if path[index].id == first_kept:
                     return index, at
