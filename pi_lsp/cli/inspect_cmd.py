@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pi_lsp.cli import CommandError
 from pi_lsp.cli.sessions_cmd import open_session_file, print_json
 from pi_lsp.prompt.files import ContextFileRef, ContextFilesReport
-from pi_lsp.prompt.sources import PromptSources, load_prompt_sources
-from pi_lsp.prompt.system_prompt import build_system_prompt
+from pi_lsp.prompt.system_prompt import PromptSources, build_system_prompt, load_prompt_sources
 
 if TYPE_CHECKING:
     from pi_lsp.compaction import CompactionPreparation

@@ -19,13 +19,15 @@ from pi_lsp.prompt.files import (
     load_system_files,
 )
 from pi_lsp.prompt.fs import ContextWarning
-from pi_lsp.prompt.sources import PromptSources, PromptSourcesCache, load_prompt_sources
 from pi_lsp.prompt.system_prompt import (
     BUILTIN_TOOL_SUMMARIES,
+    PromptSources,
+    PromptSourcesCache,
     ToolSummary,
     assemble_system_prompt,
     build_system_prompt,
     builtin_tool_summaries,
+    load_prompt_sources,
 )
 
 __all__ = [
