@@ -19,9 +19,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
+
+if TYPE_CHECKING:  # entries names the shapes of these dicts; it imports this module
+    from pi_lsp.session.entries import AnyEntry
 
 JsonObject = dict[str, Any]
 """A parsed JSON object of no particular shape. Session entries and messages stay parsed JSON so
@@ -191,12 +194,16 @@ class Record(msgspec.Struct, gc=False, repr_omit_defaults=True):
         )
 
     @property
-    def value(self) -> JsonObject:
-        """The parsed entry. Shared, not copied: callers must not mutate it."""
+    def value(self) -> AnyEntry:
+        """The parsed entry. Shared, not copied: callers must not mutate it.
+
+        Typed as pi types ``JSON.parse`` output, unvalidated; narrow it with
+        :func:`pi_lsp.session.entries.known` or :func:`~pi_lsp.session.entries.entry_as`.
+        """
         value = self._value
         if value is None:
             value = self._value = loads(self.raw)
-        return value
+        return cast("AnyEntry", value)
 
 
 @dataclass(slots=True)

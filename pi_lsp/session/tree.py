@@ -16,11 +16,35 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NotRequired
 
-from pi_lsp.session.entries import TreeNodeOut, TreeOut
+from typing_extensions import TypedDict
+
+from pi_lsp.session.entries import LabelEntry, SessionInfoEntry, entry_as
 from pi_lsp.session.jsonl import Diagnostic, DiagnosticList, PathAnchors, Record
+from pi_lsp.session.messages import OPEN
 from pi_lsp.session.paths import parse_iso_ms
 from pi_lsp.session.projection import entry_preview
+
+
+@OPEN
+class TreeNodeOut(TypedDict):
+    """One node of ``pi-lsp sessions tree --json``."""
+
+    id: str
+    parentId: str | None
+    type: str
+    timestamp: NotRequired[str | None]
+    label: str | None
+    children: list[str]
+
+
+@OPEN
+class TreeOut(TypedDict):
+    """Roots (file order, orphans included) and nodes in depth-first pre-order."""
+
+    roots: list[str]
+    nodes: list[TreeNodeOut]
 
 
 class EntryNotFoundError(KeyError):
@@ -134,15 +158,14 @@ class SessionIndex:
         if kind == "message":
             if record.role in CONVERSATION_ROLES:
                 self.has_conversation = True
-        elif kind == "label":
-            self._replay_label(record)
-        elif kind == "session_info":
+        elif (label := entry_as(record, LabelEntry)) is not None:
+            self._replay_label(label)
+        elif (info := entry_as(record, SessionInfoEntry)) is not None:
             # pi 1.6.0: the latest entry in file order wins, and an empty name clears.
-            name = record.value.get("name")
+            name = info.get("name")
             self.name = (name.strip() or None) if isinstance(name, str) else None
 
-    def _replay_label(self, record: Record) -> None:
-        value = record.value
+    def _replay_label(self, value: LabelEntry) -> None:
         target, label = value.get("targetId"), value.get("label")
         if isinstance(target, str):
             if label:
