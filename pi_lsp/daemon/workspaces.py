@@ -32,9 +32,9 @@ from pi_lsp.daemon.live_session import EventSink, LiveSession
 from pi_lsp.prompt import PromptSourcesCache
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
-from pi_lsp.session.entries import SessionInfo
-from pi_lsp.session.listing import SessionLister
-from pi_lsp.session.messages import OPEN
+from pi_lsp.session.entries import message_as
+from pi_lsp.session.listing import SessionInfo, SessionLister
+from pi_lsp.session.messages import OPEN, UserMessage
 from pi_lsp.session.paths import agent_dir, lexical_path, session_dir
 from pi_lsp.settings import Settings, load_settings
 from pi_lsp.tools import FileSystem
@@ -266,8 +266,9 @@ class Workspaces:
         record = source.store.require(entry_id)
         text: str | None = None
         end: str | None = entry_id
-        if record.role == "user":
-            text = text_of(record.value["message"].get("content"))
+        user = message_as(record, UserMessage)
+        if user is not None:
+            text = text_of(user.get("content"))
             end = record.parent_id
         store = (
             branched_session(source.store, end)
