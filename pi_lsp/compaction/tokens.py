@@ -22,6 +22,7 @@ import importlib.util
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from operator import is_
 from typing import Any, Literal, Protocol
 
@@ -301,6 +302,19 @@ class TokenCounter:
         run = window_run(window, at)
         self._window = (list(window), run)
         return run
+
+    def counts_of(self, run: ProjectedRun) -> Callable[[int], int]:
+        """:meth:`count_run` for one run as a function of the entry index (cache read first)."""
+        slow = partial(self.count_run, run)
+        if run.edited:
+            return slow
+        entries, records = self._entries, run.records
+
+        def count(index: int) -> int:
+            total = entries.get(records[index].id)
+            return total if total is not None else slow(index)
+
+        return count
 
     def count_run(self, run: ProjectedRun, index: int) -> int:
         """:meth:`count_projected` of entry ``index`` of a projected run."""
