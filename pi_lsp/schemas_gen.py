@@ -25,7 +25,9 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _session_schemas() -> dict[str, Any]:
-    from pi_lsp.session.entries import ContextOut, SessionInfo, SessionLine, TreeOut
+    from pi_lsp.session.entries import ContextOut, SessionLine
+    from pi_lsp.session.listing import SessionInfo
+    from pi_lsp.session.tree import TreeOut
 
     return {
         "session-line": TypeAdapter(SessionLine),

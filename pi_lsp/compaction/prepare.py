@@ -41,6 +41,7 @@ from pi_lsp.compaction.models import (
 )
 from pi_lsp.compaction.tokens import TokenCounter, assistant_usage, calculate_context_tokens
 from pi_lsp.session import SessionStore
+from pi_lsp.session.entries import CompactionEntry, entry_as
 from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.projection import Projected, current_system_message, entry_messages
 from pi_lsp.session.runs import ProjectedRun, ProjectedWindow, context_bounds
@@ -298,7 +299,8 @@ def prepare_run(
     # The last compaction is projected first (pi finds it with findIndex, and skips it when
     # an edit omitted it); the range to cut starts after it.
     previous_record = run.records[0] if run.after and run.ends[1] else None
-    start = 1 if previous_record is not None else 0
+    previous = entry_as(previous_record, CompactionEntry) if previous_record is not None else None
+    start = 1 if previous is not None else 0
     size = len(run.records)
     cut = cut_run(run, start, size, settings.keep_recent_tokens, counter.counts_of(run))
     if cut.first_kept_index >= size:
@@ -307,18 +309,16 @@ def prepare_run(
         first_kept_entry_id=run.records[cut.first_kept_index].id,
         cut=cut,
         tokens_before=projected_tokens(run, window, counter),
-        previous_summary=(
-            previous_record.value.get("summary") if previous_record is not None else None
-        ),
+        previous_summary=previous.get("summary") if previous is not None else None,
         settings=settings,
         leaf_id=window[-1].id,
     )
     # File operations in pi's order: earlier details, summarized history, turn prefix.
-    if previous_record is not None and not previous_record.value.get("fromHook"):
-        prep.file_ops.add_details(previous_record.value.get("details"))
+    if previous is not None and not previous.get("fromHook"):
+        prep.file_ops.add_details(previous.get("details"))
     summarized, ids, ops = prep.messages_to_summarize, prep.summarize_ids, prep.file_ops
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    if previous_record is not None:
+    if previous is not None:
         # What the previous compaction kept opens the summarized range (D2): the projected
         # entries before those that follow the compaction on the path.
         kept_end = min(run.after, history_end)

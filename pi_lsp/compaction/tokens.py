@@ -30,7 +30,9 @@ from pi_lsp.compaction.models import CompactionSettings, ContextEstimate, Contex
 from pi_lsp.javascript import js_stringify
 from pi_lsp.session import SessionStore
 from pi_lsp.session.context import SessionContext
+from pi_lsp.session.entries import message_as
 from pi_lsp.session.jsonl import JsonObject, Record, js_len
+from pi_lsp.session.messages import AssistantMessage
 from pi_lsp.session.projection import Projected, entry_messages
 from pi_lsp.session.runs import ProjectedRun, window_run
 
@@ -345,9 +347,9 @@ class TokenCounter:
 def last_assistant_usage(path: Sequence[Record]) -> JsonObject | None:
     """pi's ``getLastAssistantUsage``: usage of the last completed assistant on the path."""
     for index in range(len(path) - 1, -1, -1):
-        record = path[index]
-        if record.type == "message" and record.role == "assistant":
-            usage = assistant_usage(record.value["message"])
+        message = message_as(path[index], AssistantMessage)
+        if message is not None:
+            usage = assistant_usage(message)
             if usage is not None:
                 return usage
     return None
@@ -365,13 +367,12 @@ def usage_known(store: SessionStore, leaf_id: str | None = None) -> bool:
     while current is not None:
         if current.type == "compaction":
             return False
-        if current.type == "message" and current.role == "assistant":
-            message = current.value["message"]
-            if message.get("stopReason") not in ("aborted", "error"):
-                usage = assistant_usage(message)
-                if usage is not None and calculate_context_tokens(usage) > 0:
-                    return True
-                return not _compaction_above(store, current)
+        message = message_as(current, AssistantMessage)
+        if message is not None and message.get("stopReason") not in ("aborted", "error"):
+            usage = assistant_usage(message)
+            if usage is not None and calculate_context_tokens(usage) > 0:
+                return True
+            return not _compaction_above(store, current)
         current = _parent(store, current)
     return True
 

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.session.entries import ContextOut, ModelOut
+from pi_lsp.session.entries import ContextOut, ModelOut, known, message_as
 from pi_lsp.session.jsonl import Record
-from pi_lsp.session.messages import ContextMessage
+from pi_lsp.session.messages import AssistantMessage, ContextMessage
 from pi_lsp.session.projection import (
     Projected,
     context_records,
@@ -60,15 +60,15 @@ class SessionContext:
 
 
 def _scan_settings(context: SessionContext, record: Record) -> None:
-    kind = record.type
-    if kind == "thinking_level_change":
-        context.thinking_level = record.value.get("thinkingLevel")
+    value = known(record)
+    if value is None:
+        return
+    if value["type"] == "thinking_level_change":
+        context.thinking_level = value.get("thinkingLevel")
         context.has_thinking_entry = True
-    elif kind == "model_change":
-        value = record.value
+    elif value["type"] == "model_change":
         context.model = {"provider": value.get("provider"), "modelId": value.get("modelId")}
-    elif kind == "message" and record.role == "assistant":
-        message = record.value["message"]
+    elif (message := message_as(record, AssistantMessage)) is not None:
         context.model = {"provider": message.get("provider"), "modelId": message.get("model")}
 
 
