@@ -326,10 +326,14 @@ class TokenCounter:
             total = self._entries.get(entry_id)
             if total is not None:
                 return total
-        messages = run.messages[run.ends[index] : run.ends[index + 1]]
+        low, high = run.ends[index], run.ends[index + 1]
         if edited:
-            return sum(self.estimator(m) for m in messages)
-        total = self._entries[entry_id] = sum(self.count(entry_id, m) for m in messages)
+            return sum(self.estimator(m) for m in run.messages[low:high])
+        if high - low == 1:  # nearly every entry: no slice, no generator
+            total = self.count(entry_id, run.messages[low])
+        else:
+            total = sum(self.count(entry_id, m) for m in run.messages[low:high])
+        self._entries[entry_id] = total
         return total
 
     def estimate(self, context: SessionContext) -> ContextEstimate:
