@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -46,6 +47,16 @@ def cache_dir() -> Path:
 
 def cache_file() -> Path | None:
     """The cache file of the installed litellm, or None when litellm is not installed."""
+    install = _install()
+    return None if install is None else cache_dir() / f"litellm-chat-models-{install}.json"
+
+
+@lru_cache(maxsize=1)
+def _install() -> str | None:
+    """``<version>-<table size>-<table mtime_ns>`` of the installed litellm.
+
+    Looked up once per process: reading the package metadata costs milliseconds.
+    """
     spec = importlib.util.find_spec("litellm")
     if spec is None or spec.origin is None:
         return None
@@ -54,7 +65,7 @@ def cache_file() -> Path | None:
         table = (Path(spec.origin).parent / TABLE).stat()
     except (importlib.metadata.PackageNotFoundError, OSError):
         return None
-    return cache_dir() / f"litellm-chat-models-{version}-{table.st_size}-{table.st_mtime_ns}.json"
+    return f"{version}-{table.st_size}-{table.st_mtime_ns}"
 
 
 def from_litellm(litellm: ModuleType) -> ChatModels:

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from functools import partial
 
 from pi_lsp.compaction.models import (
     AlreadyCompactedError,
@@ -257,8 +256,8 @@ def _collect(
     add = file_ops.add_message
     for message in chosen:
         role = message.get("role")
-        if role == "assistant" or role == "toolResult":  # the only ones with file calls
-            add(message)
+        if role == "assistant" or (role == "toolResult" and "nestedCalls" in message):
+            add(message)  # the only messages with file calls (a codemode script's nested ones)
         elif role == "system":
             system = True
     if system:
@@ -303,7 +302,7 @@ def prepare_run(
     previous = entry_as(previous_record, CompactionEntry) if previous_record is not None else None
     start = 1 if previous is not None else 0
     size = len(run.records)
-    cut = cut_run(run, start, size, settings.keep_recent_tokens, partial(counter.count_run, run))
+    cut = cut_run(run, start, size, settings.keep_recent_tokens, counter.counts_of(run))
     if cut.first_kept_index >= size:
         return None
     prep = CompactionPreparation(

@@ -22,6 +22,7 @@ import importlib.util
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from operator import is_
 from typing import Any, Literal, Protocol
 
@@ -304,6 +305,19 @@ class TokenCounter:
         self._window = (list(window), run)
         return run
 
+    def counts_of(self, run: ProjectedRun) -> Callable[[int], int]:
+        """:meth:`count_run` for one run as a function of the entry index (cache read first)."""
+        slow = partial(self.count_run, run)
+        if run.edited:
+            return slow
+        entries, records = self._entries, run.records
+
+        def count(index: int) -> int:
+            total = entries.get(records[index].id)
+            return total if total is not None else slow(index)
+
+        return count
+
     def count_run(self, run: ProjectedRun, index: int) -> int:
         """:meth:`count_projected` of entry ``index`` of a projected run."""
         edited = index in run.edited
@@ -312,10 +326,14 @@ class TokenCounter:
             total = self._entries.get(entry_id)
             if total is not None:
                 return total
-        messages = run.messages[run.ends[index] : run.ends[index + 1]]
+        low, high = run.ends[index], run.ends[index + 1]
         if edited:
-            return sum(self.estimator(m) for m in messages)
-        total = self._entries[entry_id] = sum(self.count(entry_id, m) for m in messages)
+            return sum(self.estimator(m) for m in run.messages[low:high])
+        if high - low == 1:  # nearly every entry: no slice, no generator
+            total = self.count(entry_id, run.messages[low])
+        else:
+            total = sum(self.count(entry_id, m) for m in run.messages[low:high])
+        self._entries[entry_id] = total
         return total
 
     def estimate(self, context: SessionContext) -> ContextEstimate:

@@ -205,12 +205,13 @@ export function registerCommands(p: Parts): vscode.Disposable[] {
       let model = s(a.model);
       if (!model) {
         const state = await sessions.ensure();
-        const list = await daemon.request<ModelsResult>(METHODS.modelsList, { folder: state.folder });
         const current = state.model ? `${state.model.provider}/${state.model.modelId}` : "";
-        const pick = await vscode.window.showQuickPick(
-          list.models.map((m) => ({ label: m.id, description: m.id === current ? "current" : m.provider })),
-          { title: "pi: Select Model" },
-        );
+        // the picker opens at once (busy) while the daemon answers: the first
+        // list of a fresh install waits for litellm's import
+        const items = daemon
+          .request<ModelsResult>(METHODS.modelsList, { folder: state.folder })
+          .then((list) => list.models.map((m) => ({ label: m.id, description: m.id === current ? "current" : m.provider })));
+        const pick = await vscode.window.showQuickPick(items, { title: "pi: Select Model", placeHolder: "Type to filter the models" });
         model = pick?.label;
       }
       if (!model) return undefined;
