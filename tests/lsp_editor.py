@@ -28,6 +28,7 @@ from pytest_lsp import LanguageClient
 from pi_lsp.devtools import builders
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.protocol.language_server import LspTextDocument
+from tests.deadlines import HANG
 
 VSCODE_CAPABILITIES = converters.get_converter().structure(
     builders.VSCODE_CAPABILITIES, T.ClientCapabilities
@@ -134,12 +135,12 @@ class Editor:
         return answer
 
     async def wait_for(
-        self, kind: str, count: int = 1, timeout: float = 60
+        self, kind: str, count: int = 1, timeout: float = HANG
     ) -> list[dict[str, Any]]:
         """Wait until ``count`` ``pi/event``s of type ``kind`` arrived; returns them.
 
-        The first turn of a daemon imports litellm (20-40 s on a loaded machine), hence the
-        generous default: it guards against a hang, it measures nothing.
+        The first turn of a daemon imports litellm (40 s and more on a loaded machine), hence
+        the default (``tests.deadlines.HANG``): it guards against a hang, it measures nothing.
         """
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
