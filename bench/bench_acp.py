@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_daemon import FakeProvider, daemon_env, pct, stamped_text  # noqa: E402
-from bench.common import plain_copy, wait_or_kill  # noqa: E402
+from bench.common import plain_copy, report, wait_or_kill  # noqa: E402
 from pi_lsp.session.paths import session_dir, session_file_name  # noqa: E402
 
 AGENT = [sys.executable, "-m", "pi_lsp", "--acp"]
@@ -225,6 +225,12 @@ async def run(args: argparse.Namespace) -> None:
             return
         init = await cold_initialize(runs, work)
         latency = await chunk_latency(200 if args.quick else 1000, work, 0.005)
+    report("spawn to initialize answered", statistics.median(init), "ms")
+    report("provider chunk to agent_message_chunk p50", latency["median_ms"], "ms")
+    report("provider chunk to agent_message_chunk p95", latency["p95_ms"], "ms")
+    for mode in ("warm", "cold"):
+        report(f"session/load 22k, {mode} agent, to first update", load[f"{mode}_ms"], "ms")
+        report(f"session/load 22k, {mode} agent, answered", load[f"{mode}_whole_ms"], "ms")
     print(f"Command: `{COMMAND}`{' --quick' if args.quick else ''}\n")
     print("| what | measured | target |")
     print("| --- | --- | --- |")

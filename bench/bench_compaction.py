@@ -30,10 +30,11 @@ from pi_lsp.compaction import (
     TiktokenEstimator,
     TokenCounter,
     compaction_window,
-    find_cut_point,
     prepare_compaction,
 )
+from pi_lsp.compaction.prepare import cut_run
 from pi_lsp.session import SessionStore
+from pi_lsp.session.runs import context_bounds, window_run
 from tests.interop.pi16 import PI16_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,15 +49,18 @@ USER = {
 
 
 def bench_prepare(store: SessionStore) -> dict[str, float]:
-    """Cut point and preparation on the leaf's path (the path itself timed separately)."""
-    from pi_lsp.session.projection import project_path
+    """Cut point and preparation on the leaf's path (the path itself timed separately).
 
+    The cold cut point is :func:`cut_run` over the run a preparation reads (the projection of
+    the path's context laid flat), as ``prepare_compaction`` calls it; ``find_cut_point``, its
+    entry point for lists of projected entries (the conformance tests'), lays its input flat
+    first.
+    """
     path = store.branch_path()
-    projected = project_path(path)
-    start = 1 + next(
-        (i for i, e in enumerate(projected) if e.record.type == "compaction" and e.messages), -1
-    )  # as prepare_compaction does
-    end = len(projected)
+    begin, at = context_bounds(path)
+    run = window_run(path[begin:], at - begin if at >= 0 else -1)
+    start = 1 if run.after and run.ends[1] else 0  # as prepare_run does
+    end = len(run.records)
     warm = TokenCounter(CHARS4)
     prep = prepare_compaction(path, SETTINGS, warm)
     assert prep is not None
@@ -65,7 +69,7 @@ def bench_prepare(store: SessionStore) -> dict[str, float]:
         prepare_compaction(compaction_window(store), SETTINGS, warm)
 
     def cold_cut() -> None:
-        find_cut_point(projected, start, end, 20000, TokenCounter(CHARS4).count_projected)
+        cut_run(run, start, end, 20000, partial(TokenCounter(CHARS4).count_run, run))
 
     return {
         "branch_path": median_ms(store.branch_path),

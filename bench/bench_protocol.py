@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from common import ROOT
+from common import ROOT, report
 
 from pi_lsp.devtools.builders import write_garbage_session
 from pi_lsp.protocol.framing import FrameParser, Message, check
@@ -198,6 +198,8 @@ def main() -> None:
     data = _stream()
     old = min(_pygls(data) for _ in range(3))
     new = min(_ours(data) for _ in range(3))
+    report("framing: pygls run_async per message", old / MESSAGES * 1e6, "µs")
+    report("framing: FrameParser + check per message", new / MESSAGES * 1e6, "µs")
     print(f"framing {MESSAGES} requests ({len(data) / 1e6:.1f} MB), best of 3:")
     print(f"  pygls run_async        {old / MESSAGES * 1e6:6.1f} µs/message")
     print(
@@ -218,9 +220,14 @@ def main() -> None:
         for name, tree in rows:
             seconds = min(_pipelined(tree, Path(tmp) / f"agent-{name}") for _ in range(3))
             print(f"  {name:10} {seconds:6.2f} s  ({seconds / PIPELINED * 1e6:.0f} µs/request)")
+            if name == "this tree":
+                report("pipelined pi/session/state per request", seconds / PIPELINED * 1e6, "µs")
         print(f"SessionStore.open of a {path.stat().st_size / 1e6:.1f} MB file of garbage lines:")
         for name, tree in rows:
             seconds, rss, diagnostics = _open_in(tree, path)
+            if name == "this tree":
+                report("open of the garbage file", seconds * 1000, "ms")
+                report("open of the garbage file: peak RSS", rss / 1e6, "MB")
             print(
                 f"  {name:10} {seconds:6.2f} s  peak RSS {rss / 1e6:6.0f} MB  {diagnostics:7} diagnostics"
             )

@@ -14,8 +14,10 @@ Figures are read from the ``#measure`` lines of :func:`bench.common.report` when
 them; otherwise (scripts older than ``report``) from every number of the human output, each named
 by its line with the numbers blanked (``{}`` marks the one measured), so a line must read the same
 in both trees to pair up. Figures equal in every run of both trees (counts, settings) are left out.
-The result is a Markdown table (medians, min-max, after / before) with the load average, to paste
-into ``docs/benchmarks.md``. Writes nothing outside the temporary folder, which it removes.
+The result is a Markdown table (medians, min-max, after / before, and a verdict: ``same`` when the
+min-max ranges overlap, else faster / slower) with the load average, to paste into
+``docs/benchmarks.md``. Writes nothing outside the temporary folder, which it removes, but the
+runs' outputs with ``--keep DIR`` (to read the figures that did not pair).
 """
 
 from __future__ import annotations
@@ -109,6 +111,26 @@ class Row:
         before = statistics.median(self.before)
         return statistics.median(self.after) / before if before else None
 
+    @property
+    def verdict(self) -> str:
+        """``same`` when the two sides' min-max ranges overlap; else which way ``after`` moved:
+        ``faster`` / ``slower`` for times and throughputs, ``higher`` / ``lower`` otherwise."""
+        if min(self.after) > max(self.before):
+            moved = "higher"
+        elif max(self.after) < min(self.before):
+            moved = "lower"
+        else:
+            return "same"
+        if self.unit in TIMES:
+            return {"higher": "slower", "lower": "faster"}[moved]
+        if self.unit in RATES:
+            return {"higher": "faster", "lower": "slower"}[moved]
+        return moved
+
+
+TIMES = frozenset({"ms", "µs", "us", "s"})
+RATES = frozenset({"MB/s"})
+
 
 @dataclass
 class Comparison:
@@ -164,8 +186,9 @@ def _figure(values: list[float], unit: str) -> str:
 def render(comparisons: Sequence[Comparison]) -> str:
     """A Markdown table of every row, then notes on what did not pair."""
     lines = [
-        "| script | measure | before, median (min-max) | after, median (min-max) | after / before |",
-        "| --- | --- | --- | --- | --- |",
+        "| script | measure | before, median (min-max) | after, median (min-max) | after / before "
+        "| verdict |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     notes = []
     for item in comparisons:
@@ -174,7 +197,7 @@ def render(comparisons: Sequence[Comparison]) -> str:
             name = row.name.replace("|", "\\|")
             lines.append(
                 f"| {row.script} | {name} | {_figure(row.before, row.unit)} | "
-                f"{_figure(row.after, row.unit)} | {ratio} |"
+                f"{_figure(row.after, row.unit)} | {ratio} | {row.verdict} |"
             )
         if item.source == "table":
             notes.append(f"{item.script}: figures read from the human output (no #measure lines)")
@@ -197,8 +220,39 @@ def export(rev: str, directory: Path) -> str:
     ).stdout.strip()
     archive = subprocess.run(["git", "archive", commit], cwd=ROOT, capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(directory)], input=archive.stdout, check=True)
+    common = directory / "bench" / "common.py"
+    if common.is_file():
+        backported = backport_clock(common.read_text())
+        if backported is not None:
+            common.write_text(backported)
+            print(f"{commit}: bench/common.py given the CPU clock (median_ms)", file=sys.stderr)
     compile_tree(directory)
     return commit
+
+
+OLD_CLOCK = "time.perf_counter()"
+CLOCK_DEFINITION = (
+    '\n\nCLOCK = time.process_time if os.environ.get("PI_LSP_BENCH_CLOCK") == "cpu"'
+    " else time.perf_counter\n"
+)
+
+
+def backport_clock(source: str) -> str | None:
+    """``source`` (a ``bench/common.py`` older than ``PI_LSP_BENCH_CLOCK``) with ``median_ms``
+    timing through the same ``CLOCK`` as today's, or None when it has the clock already or does
+    not look like the file this expects.
+
+    Only the timer changes (wall time stays the default): what ``median_ms`` measures, and every
+    figure a script times itself, stay as the revision wrote them, so an old revision's
+    in-process figures can be compared on the CPU clock while other work loads the machine.
+    """
+    if "PI_LSP_BENCH_CLOCK" in source or "def median_ms" not in source:
+        return None
+    head, _, body = source.partition("def median_ms")
+    if OLD_CLOCK not in body or "import time" not in head or "import os" not in head:
+        return None
+    head = head.rstrip("\n") + CLOCK_DEFINITION + "\n\n"
+    return head + "def median_ms" + body.replace(OLD_CLOCK, "CLOCK()")
 
 
 def compile_tree(tree: Path) -> None:
@@ -264,6 +318,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     parser.add_argument("--extra", default="", help="arguments for every script (one string)")
     parser.add_argument("--timeout", type=float, default=1200, help="seconds per run")
+    parser.add_argument(
+        "--keep", type=Path, help="a folder to keep every run's output in (NAME.SIDE.RUN.txt)"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="pi-lsp-compare-") as tmp:
         before_tree = Path(tmp) / "before"
@@ -312,6 +369,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 trees[side], name, shlex.split(args.extra), envs[side], args.timeout
                             )
                         )
+                        if args.keep:
+                            args.keep.mkdir(parents=True, exist_ok=True)
+                            kept = args.keep / f"{name}.{side}.{round_ + 1}.txt"
+                            kept.write_text(outputs[side][-1])
             except (RuntimeError, subprocess.TimeoutExpired) as error:
                 print(f"bench_{name}.py left out: {error}")
                 continue

@@ -1,14 +1,30 @@
 // pi 1.6.0's side of bench/bench_branch.py: opens a session with pi's own SessionManager and
-// times `branch(middle)` + `buildSessionContext()` (and the way back to the leaf) in-process.
+// times `branch(middle)` + `buildSessionContext()` (and the way back to the leaf) in-process,
+// then opens the file FRESH more times and times each open and the first branch(middle) +
+// buildSessionContext() on the manager it made.
 //
-// Usage: PI16_PACKAGE=<@earendil-works/pi-coding-agent folder> node pi_branch.mjs FILE RUNS
+// Usage: PI16_PACKAGE=<@earendil-works/pi-coding-agent folder> [PI_LSP_BENCH_CLOCK=cpu]
+//   node pi_branch.mjs FILE RUNS SCRATCH [FRESH]
 // Prints one JSON line: {"entries", "middle", "leaf", "messagesMiddle", "toMiddle": [ms...],
-// "toLeaf": [ms...]}, one time per repetition after a warm-up of RUNS / 10 rounds.
+// "toLeaf": [ms...], "freshOpen": [ms...], "freshFirst": [ms...]}, one time per repetition
+// after a warm-up of RUNS / 10 rounds (and FRESH / 10 opens). With PI_LSP_BENCH_CLOCK=cpu the
+// times are this process's CPU time (process.cpuUsage: user + system, every thread), as
+// bench/common.py's CLOCK measures Python's; otherwise wall time.
 import { piModule } from "./pi16.mjs";
 
-const [file, runsText, scratch] = process.argv.slice(2);
+const [file, runsText, scratch, freshText] = process.argv.slice(2);
 const runs = Number(runsText);
+const fresh = Number(freshText ?? 0);
 const { SessionManager } = await piModule("index.js");
+
+const cpu = process.env.PI_LSP_BENCH_CLOCK === "cpu";
+function clock() {
+  if (cpu) {
+    const usage = process.cpuUsage();
+    return (usage.user + usage.system) / 1e3;
+  }
+  return Number(process.hrtime.bigint()) / 1e6;
+}
 
 const sm = SessionManager.open(file, scratch);
 const entries = sm.getEntries();
@@ -17,22 +33,40 @@ const leaf = sm.getLeafId();
 let messagesMiddle = 0;
 
 function round(toMiddle, toLeaf) {
-  let start = process.hrtime.bigint();
+  let start = clock();
   sm.branch(middle);
   messagesMiddle = sm.buildSessionContext().messages.length;
-  let end = process.hrtime.bigint();
-  toMiddle.push(Number(end - start) / 1e6);
-  start = process.hrtime.bigint();
+  let end = clock();
+  toMiddle.push(end - start);
+  start = clock();
   sm.branch(leaf);
   sm.buildSessionContext();
-  end = process.hrtime.bigint();
-  toLeaf.push(Number(end - start) / 1e6);
+  end = clock();
+  toLeaf.push(end - start);
 }
 
 for (let i = 0; i < Math.max(1, Math.floor(runs / 10)); i++) round([], []);
 const toMiddle = [];
 const toLeaf = [];
 for (let i = 0; i < runs; i++) round(toMiddle, toLeaf);
+
+function openOnce(freshOpen, freshFirst) {
+  const start = clock();
+  const opened = SessionManager.open(file, scratch);
+  const mid = clock();
+  opened.branch(middle);
+  opened.buildSessionContext();
+  const end = clock();
+  freshOpen.push(mid - start);
+  freshFirst.push(end - mid);
+}
+
+const freshOpen = [];
+const freshFirst = [];
+if (fresh > 0) {
+  for (let i = 0; i < Math.max(1, Math.floor(fresh / 10)); i++) openOnce([], []);
+  for (let i = 0; i < fresh; i++) openOnce(freshOpen, freshFirst);
+}
 process.stdout.write(
-  `${JSON.stringify({ entries: entries.length, middle, leaf, messagesMiddle, toMiddle, toLeaf })}\n`,
+  `${JSON.stringify({ entries: entries.length, middle, leaf, messagesMiddle, toMiddle, toLeaf, freshOpen, freshFirst })}\n`,
 );

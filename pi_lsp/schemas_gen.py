@@ -25,7 +25,9 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _session_schemas() -> dict[str, Any]:
-    from pi_lsp.session.entries import ContextOut, SessionInfo, SessionLine, TreeOut
+    from pi_lsp.session.entries import ContextOut, SessionLine
+    from pi_lsp.session.listing import SessionInfo
+    from pi_lsp.session.tree import TreeOut
 
     return {
         "session-line": TypeAdapter(SessionLine),
@@ -87,12 +89,23 @@ def _protocol_schemas() -> dict[str, Any]:
     return schemas
 
 
+def _acp_schemas() -> dict[str, Any]:
+    """The ACP face's ``_pi/…`` extension methods' params (docs/acp.md)."""
+    from pi_lsp.acp.controls import EXTENSION_PARAMS
+
+    return {
+        f"acp-{method.replace('/', '-')}.params": TypeAdapter(model)
+        for method, model in EXTENSION_PARAMS.items()
+    }
+
+
 PROVIDERS: list[Callable[[], dict[str, Any]]] = [
     _session_schemas,
     _context_schemas,
     _compaction_schemas,
     _agent_schemas,
     _protocol_schemas,
+    _acp_schemas,
 ]
 """Functions returning ``{file stem: TypeAdapter}``; later layers append theirs."""
 

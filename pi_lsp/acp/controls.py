@@ -28,8 +28,8 @@ connection's session only (nothing is stored or written to settings):
 - ``_pi/steer {sessionId, text}``: queue a message for the running turn (pi's steering).
 - ``_pi/rename {sessionId, name}``: name the session (a ``session_info_update`` follows).
 
-Their params are checked with pydantic models (unknown fields refused); errors are the daemon's
-codes.
+Their params are checked with pydantic models (unknown fields refused), whose JSON Schemas are
+``schemas/acp-pi-*.params.schema.json``; errors are the daemon's codes.
 """
 
 from __future__ import annotations
@@ -139,47 +139,64 @@ def config_options(live: LiveSession, models: list[ModelInfoOut]) -> list[Config
     return options
 
 
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class AcpSessionParams(BaseModel):
+    """``_pi/tree``, and the session every ``_pi/…`` method names."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
     sessionId: str
 
 
-P = TypeVar("P", bound=_Params)
+P = TypeVar("P", bound=AcpSessionParams)
 
 
-class BranchParams(_Params):
-    """``_pi/branch``."""
+class AcpBranchParams(AcpSessionParams):
+    """``_pi/branch``: move the leaf to any entry."""
 
     entryId: str
     summary: bool = False
+    """Summarize the branch being left into a ``branch_summary`` entry."""
     focus: str | None = None
+    """Extra instructions for that summary."""
     label: str | None = None
+    """Bookmark to set on the summary (or on the target when no summary is written)."""
     replay: bool = True
+    """Replay the new active branch as ``session/update``s before answering."""
 
 
-class LabelParams(_Params):
-    """``_pi/label``."""
+class AcpLabelParams(AcpSessionParams):
+    """``_pi/label``: set (text) or clear (null or empty) an entry's bookmark."""
 
     entryId: str
     label: str | None = None
 
 
-class CompactParams(_Params):
-    """``_pi/compact``."""
+class AcpCompactParams(AcpSessionParams):
+    """``_pi/compact``: compact now (``focus``: what the summary should concentrate on)."""
 
     focus: str | None = None
 
 
-class RenameParams(_Params):
-    """``_pi/rename``."""
+class AcpRenameParams(AcpSessionParams):
+    """``_pi/rename``: name the session."""
 
     name: str
 
 
-class SteerParams(_Params):
-    """``_pi/steer``."""
+class AcpSteerParams(AcpSessionParams):
+    """``_pi/steer``: a steering message for the running turn."""
 
     text: str
+
+
+EXTENSION_PARAMS: dict[str, type[AcpSessionParams]] = {
+    "pi/tree": AcpSessionParams,
+    "pi/branch": AcpBranchParams,
+    "pi/label": AcpLabelParams,
+    "pi/compact": AcpCompactParams,
+    "pi/steer": AcpSteerParams,
+    "pi/rename": AcpRenameParams,
+}
+"""Each extension method (without its leading underscore) and its params; ``schemas/`` has them."""
 
 
 def _parse(model: type[P], params: dict[str, Any]) -> P:
@@ -195,10 +212,10 @@ def _parse(model: type[P], params: dict[str, Any]) -> P:
 async def call_extension(agent: PiAgent, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """Run extension ``method`` (its name without the leading underscore)."""
     if method == "pi/tree":
-        state = agent.sessions.require(_parse(_Params, params).sessionId)
+        state = agent.sessions.require(_parse(AcpSessionParams, params).sessionId)
         return json.loads(state.live.tree_json())  # type: ignore[no-any-return]
     if method == "pi/branch":
-        branch = _parse(BranchParams, params)
+        branch = _parse(AcpBranchParams, params)
         state = agent.sessions.require(branch.sessionId)
         result = await state.live.navigate(
             branch.entryId, summarize=branch.summary, focus=branch.focus, label=branch.label
@@ -208,10 +225,10 @@ async def call_extension(agent: PiAgent, method: str, params: dict[str, Any]) ->
             await agent.send_replay(state.live.store)
         return {**result, "replayed": branch.replay}
     if method == "pi/label":
-        label = _parse(LabelParams, params)
+        label = _parse(AcpLabelParams, params)
         return agent.sessions.require(label.sessionId).live.label(label.entryId, label.label)
     if method == "pi/compact":
-        compact = _parse(CompactParams, params)
+        compact = _parse(AcpCompactParams, params)
         state = agent.sessions.require(compact.sessionId)
         compacted = await state.live.compact(compact.focus)
         usage = state.usage_update()
@@ -220,7 +237,7 @@ async def call_extension(agent: PiAgent, method: str, params: dict[str, Any]) ->
             await agent.outbox.drain()
         return compacted.model_dump(mode="json", by_alias=True)
     if method == "pi/steer":
-        steer = _parse(SteerParams, params)
+        steer = _parse(AcpSteerParams, params)
         state = agent.sessions.require(steer.sessionId)
         if not state.live.agent.is_streaming:
             raise RequestError.invalid_params(
@@ -228,7 +245,7 @@ async def call_extension(agent: PiAgent, method: str, params: dict[str, Any]) ->
             )
         return state.live.queue(steer.text, [], "steer")
     if method == "pi/rename":
-        rename = _parse(RenameParams, params)
+        rename = _parse(AcpRenameParams, params)
         state = agent.sessions.require(rename.sessionId)
         renamed = state.live.rename(rename.name)
         if agent.outbox is not None:

@@ -21,12 +21,14 @@ Plain Python: never imports pygls or lsprotocol, and never imports litellm at mo
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pi_lsp.agent.loop import ReplyStream, now_ms
+from pi_lsp.agent.model_choice import configured_models, initial_model, settings_default
 from pi_lsp.agent.models import THINKING_LEVELS, ModelInfo, ModelRef, ThinkingLevel, resolve_model
 from pi_lsp.agent.permissions import PermissionGate
 from pi_lsp.agent.provider_messages import ToolSpec
@@ -57,6 +59,7 @@ from pi_lsp.tools import (
 StreamFactory = Callable[[ModelRequest], ReplyStream]
 SummaryFactory = Callable[[ModelInfo, Endpoint, asyncio.Event], SummaryModel]
 PromptBuilder = Callable[[Sequence[Tool[Any]]], str]
+logger = logging.getLogger(__name__)
 
 
 class AgentBusyError(RuntimeError):
@@ -214,15 +217,27 @@ class AgentOptions:
 def choose_model_ref(
     store: SessionStore, settings: Settings, explicit: str | None
 ) -> ModelRef | None:
-    """The model to use: explicit, else the session's, else the settings default."""
-    if explicit:
-        return ModelRef.parse(explicit, default_provider=settings.defaultProvider)
-    current = store.context().model
-    if current and current.get("provider") and current.get("modelId"):
-        return ModelRef(str(current["provider"]), str(current["modelId"]))
-    if settings.defaultModel:
-        return ModelRef.parse(settings.defaultModel, default_provider=settings.defaultProvider)
-    return None
+    """The model to use, by pi 1.6.0's rule (:mod:`pi_lsp.agent.model_choice`).
+
+    Explicit, else the session's if its provider has a key, else the settings default if its
+    provider has one, else the first keyed provider's default model.
+    """
+    context = store.context()
+    current = context.model
+    choice = initial_model(
+        explicit=ModelRef.parse(explicit, default_provider=settings.defaultProvider)
+        if explicit
+        else None,
+        session_model=ModelRef(str(current["provider"]), str(current["modelId"]))
+        if current and current.get("provider") and current.get("modelId")
+        else None,
+        has_messages=bool(context.messages),
+        default=settings_default(settings),
+        configured=configured_models(settings),
+    )
+    if choice.note:
+        logger.warning("%s", choice.note)
+    return choice.ref
 
 
 def choose_thinking_level(

@@ -34,6 +34,7 @@ from pi_lsp.agent.events import AgentEvent, MessageEnd
 from pi_lsp.agent.llm import ProviderFailure
 from pi_lsp.agent.loop import LoopHooks, ReplyStream, run_loop
 from pi_lsp.agent.maintenance import Maintenance, RunValues
+from pi_lsp.agent.model_choice import no_model_message, settings_default
 from pi_lsp.agent.models import ModelInfo, ThinkingLevel, clamp_thinking_level
 from pi_lsp.compaction import (
     CompactionResult,
@@ -299,7 +300,8 @@ class AgentSession:
     def require_model(self) -> ModelInfo:
         """The selected model; raises :class:`NoModelError` when there is none."""
         if self.model is None:
-            raise NoModelError("No model selected: pass --model provider/model or set defaultModel")
+            default = settings_default(self.config.settings)
+            raise NoModelError(no_model_message(default))
         return self.model
 
     async def _loop(self, prompts: Sequence[ContextMessage]) -> list[ContextMessage]:

@@ -37,7 +37,8 @@ from pi_lsp.compaction import (
 )
 from pi_lsp.literals import CompactionReason
 from pi_lsp.session import SessionStore
-from pi_lsp.session.messages import AssistantMessage, ContextMessage
+from pi_lsp.session.entries import message_as
+from pi_lsp.session.messages import AssistantMessage, ContextMessage, ToolResultMessage
 from pi_lsp.settings import RetrySettings, Settings
 
 Emit = Callable[[AgentEvent], None]
@@ -202,9 +203,9 @@ class Maintenance:
         store = self.store
         path = store.branch_path()
         at = next((i for i in range(len(path) - 1, -1, -1) if path[i].role == "assistant"), None)
-        if at is None:
+        reply = message_as(path[at], AssistantMessage) if at is not None else None
+        if at is None or reply is None:
             return
-        reply = path[at].value["message"]
         calls = {
             block.get("id")
             for block in reply.get("content") or ()
@@ -214,7 +215,8 @@ class Maintenance:
         for record in path[at + 1 :]:
             if record.role == "assistant":
                 break
-            if record.role == "toolResult" and record.value["message"].get("toolCallId") in calls:
+            result = message_as(record, ToolResultMessage)
+            if result is not None and result.get("toolCallId") in calls:
                 targets.append(record.id)
         for target in targets:
             store.append_context_edit(target, None)

@@ -85,7 +85,7 @@ class ModelRef:
     @property
     def litellm_provider(self) -> str:
         """litellm's name for the provider."""
-        return _LITELLM_PREFIX.get(self.provider, self.provider)
+        return litellm_provider(self.provider)
 
     @property
     def litellm_model(self) -> str:
@@ -99,6 +99,11 @@ class ModelRef:
 
     def __str__(self) -> str:
         return f"{self.provider}/{self.model_id}"
+
+
+def litellm_provider(provider: str) -> str:
+    """litellm's name for a pi provider (``google`` -> ``gemini``)."""
+    return _LITELLM_PREFIX.get(provider, provider)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -20,7 +20,6 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +31,7 @@ from pi_lsp.session.paths import agent_dir
 from pi_lsp.session.tree import render_tree
 
 if TYPE_CHECKING:
+    from pi_lsp.agent.events import AgentEvent
     from pi_lsp.settings import Settings
 
 
@@ -228,34 +228,36 @@ class _Printer:
         self.wrote_text = False
         self.failed: str | None = None
 
-    def __call__(self, event: Mapping[str, Any]) -> None:
-        kind = event["type"]
-        if kind == "message_update":
+    def __call__(self, event: AgentEvent) -> None:
+        if event["type"] == "message_update":
             sub = event["assistantMessageEvent"]
-            if sub.get("type") == "text_delta":
-                sys.stdout.write(sub.get("delta", ""))
+            if sub["type"] == "text_delta":
+                sys.stdout.write(sub["delta"])
                 sys.stdout.flush()
                 self.wrote_text = True
-        elif kind == "message_end" and event["message"].get("role") == "assistant":
+        elif event["type"] == "message_end":
             message = event["message"]
-            if message.get("stopReason") == "error":
+            if message["role"] != "assistant":
+                return
+            if message["stopReason"] == "error":
                 self.failed = str(message.get("errorMessage"))
                 _err(f"error: {self.failed}")
             else:
                 self.failed = None
-        elif kind == "tool_execution_start":
-            _err(f"→ {event['toolName']} {_short(event.get('args'))}")
-        elif kind == "tool_execution_end":
-            mark = "✗" if event.get("isError") else "✓"
-            text = " ".join(b.get("text", "") for b in event["result"].get("content", []))
+        elif event["type"] == "tool_execution_start":
+            _err(f"→ {event['toolName']} {_short(event['args'])}")
+        elif event["type"] == "tool_execution_end":
+            mark = "✗" if event["isError"] else "✓"
+            blocks = event["result"]["content"]
+            text = " ".join(b["text"] if b["type"] == "text" else "" for b in blocks)
             _err(f"{mark} {event['toolName']}: {_short(text)}")
-        elif kind == "auto_retry_start":
+        elif event["type"] == "auto_retry_start":
             delay = event["delayMs"] / 1000
             attempt = f"{event['attempt']}/{event['maxAttempts']}"
             _err(f"retry {attempt} in {delay:g}s: {event['errorMessage']}")
-        elif kind == "auto_compaction_start":
+        elif event["type"] == "auto_compaction_start":
             _err(f"compacting ({event['reason']})…")
-        elif kind == "auto_compaction_end":
+        elif event["type"] == "auto_compaction_end":
             _err(f"compaction: {event.get('errorMessage') or 'done'}")
 
 

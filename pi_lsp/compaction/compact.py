@@ -42,7 +42,16 @@ from pi_lsp.compaction.summarize import (
 )
 from pi_lsp.compaction.tokens import TokenCounter
 from pi_lsp.session import SessionStore
+from pi_lsp.session.entries import (
+    BranchSummaryEntry,
+    ContextEditEntry,
+    CustomMessageEntry,
+    entry_as,
+    known,
+    message_as,
+)
 from pi_lsp.session.jsonl import JsonObject, Record
+from pi_lsp.session.messages import UserMessage
 from pi_lsp.session.projection import (
     apply_edit,
     branch_summary_message,
@@ -103,29 +112,31 @@ class BranchPreparation:
         ]
 
 
-def branch_message(record: Record, edit: Record | None = None) -> JsonObject | None:
+def branch_message(record: Record, edit: ContextEditEntry | None = None) -> JsonObject | None:
     """pi's ``getMessageFromEntry`` for branch summaries, with the entry's latest edit."""
-    kind = record.type
-    if kind == "message":
+    entry = known(record)
+    if entry is None:
+        return None
+    if entry["type"] == "message":
         if record.role == "toolResult":
             return None
-        message = record.value.get("message")
+        message: object = entry.get("message")
         if not isinstance(message, dict):
             return None
         if edit is None:
             return message
-        repaired = message_of(record)
+        repaired = message_of(entry)
         edited = apply_edit([repaired], edit) if repaired is not None else []
         return edited[0] if edited else None
-    if kind == "custom_message":
+    if entry["type"] == "custom_message":
         if edit is None:
-            return custom_message(record, record.value.get("content"))
-        edited = apply_edit([custom_message(record, record.value.get("content") or [])], edit)
+            return custom_message(record, entry, entry.get("content"))
+        edited = apply_edit([custom_message(record, entry, entry.get("content") or [])], edit)
         return edited[0] if edited else None
-    if kind == "branch_summary":
-        return branch_summary_message(record)
-    if kind == "compaction":
-        return compaction_message(record)
+    if entry["type"] == "branch_summary":
+        return branch_summary_message(record, entry)
+    if entry["type"] == "compaction":
+        return compaction_message(record, entry)
     return None
 
 
@@ -155,7 +166,7 @@ def prepare_branch_entries(
     """Newest-first selection of messages within ``token_budget`` tokens (0: no limit)."""
     prep = BranchPreparation()
     for record in entries:
-        value = record.value if record.type == "branch_summary" else None
+        value = entry_as(record, BranchSummaryEntry)
         if value is not None and not value.get("fromHook"):
             prep.file_ops.add_details(value.get("details"))
     counter = counter if counter is not None else TokenCounter()
@@ -274,10 +285,12 @@ class NavigationResult:
 
 def _new_leaf(target: Record) -> tuple[str | None, str | None]:
     """Leaf after navigating to ``target``, and the text to put back in the editor."""
-    if target.type == "message" and target.role == "user":
-        return target.parent_id, text_of(target.value["message"].get("content"))
-    if target.type == "custom_message":
-        return target.parent_id, text_of(target.value.get("content"))
+    user = message_as(target, UserMessage)
+    if user is not None:
+        return target.parent_id, text_of(user.get("content"))
+    custom = entry_as(target, CustomMessageEntry)
+    if custom is not None:
+        return target.parent_id, text_of(custom.get("content"))
     return target.id, None
 
 

@@ -1,14 +1,20 @@
 """Where to cut a history and what a compaction would summarize (pi 1.6.0's cut point, preparation).
 
 pi's ``findProjectedCutPoint`` and ``prepareCompaction``; pure but for :func:`compaction_window`,
-which walks the store.
+which reads the store.
 
 The plan is made over pi's projection of the path (:mod:`pi_lsp.session.projection`): the
 previous compaction, the range it kept, everything after it, each entry as its latest
-``context_edit`` leaves it. The range the previous compaction kept opens the summarized range
-(pi v0.58.3 dropped it silently; pi_lsp's decision D2 fixed that, and pi 1.6.0 now does the
-same). System messages are never summarized. The cut point, ``firstKeptEntryId``, the turn
-prefix and ``tokensBefore`` (``estimateProjectedContextTokens``) are exactly pi 1.6.0's.
+``context_edit`` leaves it. :func:`prepare_run` reads that projection laid flat (a
+:class:`~pi_lsp.session.runs.ProjectedRun`); :func:`prepare_compaction` takes it from the
+store's context cache (what :func:`compaction_window` hands over), from the counter (the same
+records as last time), or lays the path's context flat, which is the projection itself
+whenever an edit makes the two differ, so no entry is projected twice.
+
+The range the previous compaction kept opens the summarized range (pi v0.58.3 dropped it
+silently; pi_lsp's decision D2 fixed that, and pi 1.6.0 now does the same). System messages
+are never summarized. The cut point, ``firstKeptEntryId``, the turn prefix and
+``tokensBefore`` (``estimateProjectedContextTokens``) are exactly pi 1.6.0's.
 
 An entry may be a cut point when one of its projected messages is user-like or an assistant, it
 opens a turn when one is user-like, and the older compaction entries of a kept range never count.
@@ -22,7 +28,9 @@ whose beginning gets its own summary.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from pi_lsp.compaction.models import (
     AlreadyCompactedError,
@@ -34,13 +42,10 @@ from pi_lsp.compaction.models import (
 )
 from pi_lsp.compaction.tokens import TokenCounter, assistant_usage, calculate_context_tokens
 from pi_lsp.session import SessionStore
+from pi_lsp.session.entries import CompactionEntry, entry_as
 from pi_lsp.session.jsonl import JsonObject, Record
-from pi_lsp.session.projection import (
-    Projected,
-    current_system_message,
-    entry_messages,
-    project_path,
-)
+from pi_lsp.session.projection import Projected, current_system_message, entry_messages
+from pi_lsp.session.runs import ProjectedRun, ProjectedWindow, context_bounds
 
 CUT_ROLES = frozenset(
     {"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"}
@@ -50,72 +55,60 @@ TURN_ROLES = frozenset({"user", "bashExecution", "custom", "branchSummary", "com
 """Roles that open a turn."""
 
 
-def _has_role(entry: Projected, roles: frozenset[str]) -> bool:
-    if entry.record.type == "compaction":
+def _has_role(run: ProjectedRun, index: int, roles: frozenset[str]) -> bool:
+    if run.records[index].type == "compaction":
         return False
-    messages = entry.messages
-    if len(messages) == 1:  # nearly every entry: no generator to build
-        return messages[0].get("role") in roles
-    return any(message.get("role") in roles for message in messages)
+    low, high = run.ends[index], run.ends[index + 1]
+    messages = run.messages
+    if high - low == 1:  # nearly every entry: no generator to build
+        return messages[low].get("role") in roles
+    return any(messages[i].get("role") in roles for i in range(low, high))
 
 
-def is_cut_point(entry: Projected) -> bool:
-    """A history may be cut right before this projected entry."""
-    return _has_role(entry, CUT_ROLES)
-
-
-def starts_turn(entry: Projected) -> bool:
-    """This projected entry opens a turn."""
-    return _has_role(entry, TURN_ROLES)
-
-
-def find_turn_start(entries: Sequence[Projected], index: int, start: int) -> int:
+def _find_turn_start(run: ProjectedRun, index: int, start: int) -> int:
     """The nearest entry at or before ``index`` (not below ``start``) that starts a turn, or -1."""
     for i in range(index, start - 1, -1):
-        if starts_turn(entries[i]):
+        if _has_role(run, i, TURN_ROLES):
             return i
     return -1
 
 
-def _visible(entry: Projected) -> bool:
+def _visible(record: Record) -> bool:
     """Context-visible before edits (pi's ``isIntrinsicallyVisible``)."""
-    return entry.record.type != "context_edit" and bool(entry_messages(entry.record))
+    return record.type != "context_edit" and bool(entry_messages(record))
 
 
-def _omitted(entry: Projected) -> bool:
-    return not entry.messages and _visible(entry)
+def _omitted(run: ProjectedRun, index: int) -> bool:
+    return run.ends[index] == run.ends[index + 1] and _visible(run.records[index])
 
 
-def _recovery_suffix(suffix: Sequence[Projected]) -> bool:
-    """pi's ``isRecoveryOmissionSuffix`` (without the budget condition).
+def _recovery_suffix(run: ProjectedRun, begin: int, end: int) -> bool:
+    """pi's ``isRecoveryOmissionSuffix`` over ``run[begin:end]`` (without the budget condition).
 
     Its three conditions, cheapest first: the suffix holds only omitted or invisible entries
     and no compaction (this fails at the first kept message, so the usual answer costs one
     entry), one of them is an omitted assistant, and every replacing edit in it targets an
     omitted entry.
     """
-    if not all(e.record.type != "compaction" and (not _visible(e) or _omitted(e)) for e in suffix):
-        return False
-    if not any(
-        e.record.type == "message" and e.record.role == "assistant" and _omitted(e) for e in suffix
+    records, suffix = run.records, range(begin, end)
+    if not all(
+        records[i].type != "compaction" and (not _visible(records[i]) or _omitted(run, i))
+        for i in suffix
     ):
         return False
-    omitted = {e.record.id for e in suffix if _omitted(e)}
-    for entry in suffix:
-        record = entry.record
+    if not any(
+        records[i].type == "message" and records[i].role == "assistant" and _omitted(run, i)
+        for i in suffix
+    ):
+        return False
+    omitted = {records[i].id for i in suffix if _omitted(run, i)}
+    for i in suffix:
+        record = records[i]
         if record.type == "context_edit":
             value = record.value
             if value.get("replacement") is not None and value.get("targetId") not in omitted:
                 return False
     return True
-
-
-def _last_cut_point(entries: Sequence[Projected], start: int, below: int) -> int:
-    """The last cut point in ``entries[start:below]``, or -1."""
-    for index in range(below - 1, start - 1, -1):
-        if is_cut_point(entries[index]):
-            return index
-    return -1
 
 
 def find_cut_point(
@@ -125,7 +118,15 @@ def find_cut_point(
     keep_recent_tokens: int,
     count: Callable[[Projected], int],
 ) -> CutPoint:
-    """Cut ``entries[start:end]`` keeping about ``keep_recent_tokens`` (``count`` sizes one).
+    """Cut ``entries[start:end]`` keeping about ``keep_recent_tokens`` (``count`` sizes one)."""
+    run = ProjectedRun.of_projected(entries)
+    return cut_run(run, start, end, keep_recent_tokens, lambda i: count(entries[i]))
+
+
+def cut_run(
+    run: ProjectedRun, start: int, end: int, keep_recent_tokens: int, count: Callable[[int], int]
+) -> CutPoint:
+    """:func:`find_cut_point` over a run (``count(i)`` sizes its entry ``i``).
 
     pi lists every cut point of the range first; here the backward walk notes the nearest one
     at or after where it is, so only the kept suffix is looked at (a long history costs
@@ -135,11 +136,15 @@ def find_cut_point(
     """The first cut point at or after the walk's position (-1: none yet)."""
     exceeded_at = -1
     total = 0
+    records, messages, ends = run.records, run.messages, run.ends
     for index in range(end - 1, start - 1, -1):
-        entry = entries[index]
-        if is_cut_point(entry):
+        low = ends[index]
+        if ends[index + 1] - low == 1:  # inline _has_role for the usual single message
+            if messages[low].get("role") in CUT_ROLES and records[index].type != "compaction":
+                nearest = index
+        elif _has_role(run, index, CUT_ROLES):
             nearest = index
-        tokens = count(entry)
+        tokens = count(index)
         if tokens == 0:
             continue
         total += tokens
@@ -151,46 +156,53 @@ def find_cut_point(
     elif nearest >= 0:
         cut = nearest
     else:  # trailing entries past the budget hold no cut point: keep from the last one before
-        cut = _last_cut_point(entries, start, exceeded_at)
+        cut = next(
+            (i for i in range(exceeded_at - 1, start - 1, -1) if _has_role(run, i, CUT_ROLES)), -1
+        )
     if cut < 0:
         return CutPoint(first_kept_index=start, turn_start_index=-1, is_split_turn=False)
-    if exceeded_at >= 0 and _recovery_suffix(entries[cut + 1 : end]):
+    if exceeded_at >= 0 and _recovery_suffix(run, cut + 1, end):
         cut += 1
     while cut > start:
-        previous = entries[cut - 1]
-        if previous.record.type == "compaction" or previous.messages:
+        if records[cut - 1].type == "compaction" or ends[cut] > ends[cut - 1]:
             break
         cut -= 1
-    if cut < len(entries) and starts_turn(entries[cut]):
+    size = len(records)
+    if cut < size and _has_role(run, cut, TURN_ROLES):
         return CutPoint(first_kept_index=cut, turn_start_index=-1, is_split_turn=False)
-    turn_start = find_turn_start(entries, min(cut, len(entries) - 1), start)
+    turn_start = _find_turn_start(run, min(cut, size - 1), start)
     return CutPoint(
         first_kept_index=cut, turn_start_index=turn_start, is_split_turn=turn_start != -1
     )
 
 
-def projected_tokens(
-    projected: Sequence[Projected], path: Sequence[Record], counter: TokenCounter
-) -> int:
+def _entry_at(run: ProjectedRun, message: int) -> int:
+    """The entry whose messages include ``run.messages[message]``."""
+    return bisect_right(run.ends, message) - 1
+
+
+def projected_tokens(run: ProjectedRun, path: Sequence[Record], counter: TokenCounter) -> int:
     """pi's ``estimateProjectedContextTokens`` (``tokensBefore``).
 
     The last usable provider usage anchors the total only when no edit or compaction came
     after its entry on the path; otherwise every message is estimated, all system messages
     replayed into one.
     """
-    for index in range(len(projected) - 1, -1, -1):
-        entry = projected[index]
-        messages = entry.messages
-        for last in range(len(messages) - 1, -1, -1):
-            usage = assistant_usage(messages[last])
-            if usage is None:
-                continue
-            if not _usable(entry.record, path):
-                return _estimate_all(projected, counter)
-            trailing = sum(counter.estimator(m) for m in messages[last + 1 :])
-            trailing += sum(counter.count_projected(e) for e in projected[index + 1 :])
-            return calculate_context_tokens(usage) + trailing
-    return _estimate_all(projected, counter)
+    messages = run.messages
+    for last in range(len(messages) - 1, -1, -1):
+        message = messages[last]
+        if message.get("role") != "assistant":
+            continue
+        usage = assistant_usage(message)
+        if usage is None:
+            continue
+        index = _entry_at(run, last)
+        if not _usable(run.records[index], path):
+            return _estimate_all(run, counter)
+        trailing = sum(counter.estimator(m) for m in messages[last + 1 : run.ends[index + 1]])
+        trailing += sum(counter.count_run(run, i) for i in range(index + 1, len(run.records)))
+        return calculate_context_tokens(usage) + trailing
+    return _estimate_all(run, counter)
 
 
 def _usable(usage_entry: Record, path: Sequence[Record]) -> bool:
@@ -209,56 +221,53 @@ def _usable(usage_entry: Record, path: Sequence[Record]) -> bool:
     return False
 
 
-def _estimate_all(projected: Sequence[Projected], counter: TokenCounter) -> int:
-    system = current_system_message(m for e in projected for m in e.messages)
+def _estimate_all(run: ProjectedRun, counter: TokenCounter) -> int:
+    system = current_system_message(run.messages)
     tokens = counter.estimator(system) if system is not None else 0
-    for entry in projected:
-        if any(m.get("role") == "system" for m in entry.messages):
-            tokens += sum(counter.estimator(m) for m in entry.messages if m.get("role") != "system")
+    messages, ends = run.messages, run.ends
+    for index in range(len(run.records)):
+        own = messages[ends[index] : ends[index + 1]]
+        if any(m.get("role") == "system" for m in own):
+            tokens += sum(counter.estimator(m) for m in own if m.get("role") != "system")
         else:
-            tokens += counter.count_projected(entry)
+            tokens += counter.count_run(run, index)
     return tokens
 
 
 def _collect(
-    entries: Sequence[Projected],
+    run: ProjectedRun,
+    begin: int,
+    end: int,
     messages: list[JsonObject],
     ids: list[str],
     file_ops: FileOps,
 ) -> int:
-    """Append the summarized messages of ``entries``, record their file operations; how many."""
-    before = len(messages)
-    for entry in entries:
-        if entry.record.type == "compaction":
-            continue  # only the newest contributes, and it opens the range (summary_messages)
-        entry_id = entry.record.id
-        for message in entry.messages:
-            role = message.get("role")
-            if role == "system":
-                continue
-            messages.append(message)
-            ids.append(entry_id)
-            if role == "assistant" or role == "toolResult":  # the only ones with file calls
-                file_ops.add_message(message)
-    return len(messages) - before
+    """Append the summarized messages of ``run[begin:end]``, record their file operations.
 
-
-def context_bounds(path: Sequence[Record]) -> tuple[int, int]:
-    """Where the context of a root-first path begins, and where its last compaction is.
-
-    The context begins at the last compaction's first kept entry (the compaction itself when
-    that entry is not above it, 0 without a compaction; the compaction's index is then -1).
-    Nothing before it is projected (pi's ``buildContextEntries``), so a preparation reads
-    from there.
+    Returns how many. A compaction in such a range always projects to nothing (only the newest
+    contributes, and it opens the range: summary_messages), so only system messages are left
+    out.
     """
-    for at in range(len(path) - 1, -1, -1):
-        if path[at].type == "compaction":
-            first_kept = path[at].value.get("firstKeptEntryId")
-            for index in range(at - 1, -1, -1):
-                if path[index].id == first_kept:
-                    return index, at
-            return at, at
-    return 0, -1
+    if begin >= end:
+        return 0
+    low, high = run.ends[begin], run.ends[end]
+    chosen = run.messages[low:high]
+    names = run.ids[low:high]
+    system = False
+    add = file_ops.add_message
+    for message in chosen:
+        role = message.get("role")
+        if role == "assistant" or role == "toolResult":  # the only ones with file calls
+            add(message)
+        elif role == "system":
+            system = True
+    if system:
+        kept = [i for i, m in enumerate(chosen) if m.get("role") != "system"]
+        chosen = [chosen[i] for i in kept]
+        names = [names[i] for i in kept]
+    messages += chosen
+    ids += names
+    return len(chosen)
 
 
 def prepare_compaction(
@@ -269,49 +278,58 @@ def prepare_compaction(
     ``counter`` sizes entries (default: chars4, pi's estimate) and keeps its counts for reuse.
     The path may be the full branch or just :func:`compaction_window` of it (same result): it
     is cut to where its context begins (:func:`context_bounds`) first, so the work is
-    proportional to the context, not to the session.
+    proportional to the context, not to the session. The plan is made over the projection of
+    that part (:func:`~pi_lsp.session.runs.window_run`, or the store's own from
+    :func:`compaction_window`).
     """
     if not path or path[-1].type == "compaction":
         return None
     counter = counter if counter is not None else TokenCounter()
-    begin, at = context_bounds(path)
-    window = path[begin:]
-    projected = project_path(window)
+    run = path.run() if isinstance(path, ProjectedWindow) else None
+    if run is None:
+        begin, at = context_bounds(path)
+        path = path[begin:]
+        run = counter.run_of(path, at - begin if at >= 0 else -1)
+    return prepare_run(run, path, settings, counter)
+
+
+def prepare_run(
+    run: ProjectedRun, window: Sequence[Record], settings: CompactionSettings, counter: TokenCounter
+) -> CompactionPreparation | None:
+    """The preparation over the projection ``run`` of ``window`` (the path from its context)."""
     # The last compaction is projected first (pi finds it with findIndex, and skips it when
     # an edit omitted it); the range to cut starts after it.
-    previous_record = path[at] if at >= 0 and projected[0].messages else None
-    start = 1 if previous_record is not None else 0
-    cut = find_cut_point(
-        projected, start, len(projected), settings.keep_recent_tokens, counter.count_projected
-    )
-    if cut.first_kept_index >= len(projected):
+    previous_record = run.records[0] if run.after and run.ends[1] else None
+    previous = entry_as(previous_record, CompactionEntry) if previous_record is not None else None
+    start = 1 if previous is not None else 0
+    size = len(run.records)
+    cut = cut_run(run, start, size, settings.keep_recent_tokens, partial(counter.count_run, run))
+    if cut.first_kept_index >= size:
         return None
     prep = CompactionPreparation(
-        first_kept_entry_id=projected[cut.first_kept_index].record.id,
+        first_kept_entry_id=run.records[cut.first_kept_index].id,
         cut=cut,
-        tokens_before=projected_tokens(projected, window, counter),
-        previous_summary=(
-            previous_record.value.get("summary") if previous_record is not None else None
-        ),
+        tokens_before=projected_tokens(run, window, counter),
+        previous_summary=previous.get("summary") if previous is not None else None,
         settings=settings,
-        leaf_id=path[-1].id,
+        leaf_id=window[-1].id,
     )
     # File operations in pi's order: earlier details, summarized history, turn prefix.
-    if previous_record is not None and not previous_record.value.get("fromHook"):
-        prep.file_ops.add_details(previous_record.value.get("details"))
+    if previous is not None and not previous.get("fromHook"):
+        prep.file_ops.add_details(previous.get("details"))
     summarized, ids, ops = prep.messages_to_summarize, prep.summarize_ids, prep.file_ops
     history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_index
-    if previous_record is not None:
+    if previous is not None:
         # What the previous compaction kept opens the summarized range (D2): the projected
         # entries before those that follow the compaction on the path.
-        kept_end = min(len(projected) - (len(path) - 1 - at), history_end)
-        prep.previous_kept_count = _collect(projected[start:kept_end], summarized, ids, ops)
-        _collect(projected[max(start, kept_end) : history_end], summarized, ids, ops)
+        kept_end = min(run.after, history_end)
+        prep.previous_kept_count = _collect(run, start, kept_end, summarized, ids, ops)
+        _collect(run, max(start, kept_end), history_end, summarized, ids, ops)
     else:
-        _collect(projected[start:history_end], summarized, ids, ops)
+        _collect(run, start, history_end, summarized, ids, ops)
     if cut.is_split_turn:
-        prefix = projected[cut.turn_start_index : cut.first_kept_index]
-        _collect(prefix, prep.turn_prefix_messages, prep.turn_prefix_ids, ops)
+        turn = prep.turn_prefix_messages, prep.turn_prefix_ids
+        _collect(run, cut.turn_start_index, cut.first_kept_index, *turn, ops)
     return prep
 
 
@@ -321,7 +339,12 @@ def compaction_window(store: SessionStore, leaf_id: str | None = None) -> list[R
     From the previous compaction's first kept entry (or the root) to the leaf: with a
     compaction on the path, the work is proportional to what came after it, not to the whole
     session. :func:`prepare_compaction` gives the same result on this as on the full path.
+    The store's context cache gives the records and their projection when it can (a window
+    then starts at the compaction when it keeps nothing above it); else the path is walked.
     """
+    cached = store.context_run(leaf_id)
+    if cached is not None:
+        return cached
     start = leaf_id if leaf_id is not None else store.leaf_id
     window: list[Record] = []
     current = store.get(start) if start is not None else None

@@ -22,14 +22,18 @@ import importlib.util
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
+from operator import is_
 from typing import Any, Literal, Protocol
 
 from pi_lsp.compaction.models import CompactionSettings, ContextEstimate, ContextUsage
 from pi_lsp.javascript import js_stringify
 from pi_lsp.session import SessionStore
 from pi_lsp.session.context import SessionContext
+from pi_lsp.session.entries import message_as
 from pi_lsp.session.jsonl import JsonObject, Record, js_len
+from pi_lsp.session.messages import AssistantMessage
 from pi_lsp.session.projection import Projected, entry_messages
+from pi_lsp.session.runs import ProjectedRun, window_run
 
 O200K_MODELS = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4")
 """Model-id prefixes whose tokenizer is o200k_base; every other model is counted with cl100k_base
@@ -142,10 +146,16 @@ def countable(message: Mapping[str, Any]) -> tuple[list[str], int]:
         if tools:
             texts.append(js_stringify(tools))
         return texts, images
-    if role == "assistant":  # the estimators sum over the texts: their order does not matter
-        texts, thinking, calls = assistant_blocks(message.get("content"))
-        texts += thinking
-        texts.extend(_str(c.get("name")) + js_stringify(c.get("arguments")) for c in calls)
+    if role == "assistant":  # one pass: the estimators sum over the texts, in any order
+        content = message.get("content")
+        for block in content if isinstance(content, list) else ():
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "text":
+                texts.append(_str(block.get("text")))
+            elif kind == "thinking":
+                texts.append(_str(block.get("thinking")))
+            elif kind == "toolCall":
+                texts.append(_str(block.get("name")) + js_stringify(block.get("arguments")))
         return texts, 0
     if role in ("custom", "toolResult"):
         return texts, text_blocks(message.get("content"), texts)
@@ -255,6 +265,8 @@ class TokenCounter:
         self._counts: dict[str, int] = {}
         self._entries: dict[str, int] = {}
         """Totals of unedited projected entries (what a cut-point walk asks, entry by entry)."""
+        self._window: tuple[list[Record], ProjectedRun] | None = None
+        """The last window projected for a preparation, and its run (records never change)."""
 
     @property
     def cached(self) -> int:
@@ -283,6 +295,29 @@ class TokenCounter:
             total = self._entries[entry_id] = sum(self.count(entry_id, m) for m in entry.messages)
         return total
 
+    def run_of(self, window: Sequence[Record], at: int) -> ProjectedRun:
+        """:func:`~pi_lsp.session.runs.window_run`, kept for the next call on the same records."""
+        last = self._window
+        if last is not None and len(last[0]) == len(window) and all(map(is_, last[0], window)):
+            return last[1]
+        run = window_run(window, at)
+        self._window = (list(window), run)
+        return run
+
+    def count_run(self, run: ProjectedRun, index: int) -> int:
+        """:meth:`count_projected` of entry ``index`` of a projected run."""
+        edited = index in run.edited
+        if not edited:
+            entry_id = run.records[index].id
+            total = self._entries.get(entry_id)
+            if total is not None:
+                return total
+        messages = run.messages[run.ends[index] : run.ends[index + 1]]
+        if edited:
+            return sum(self.estimator(m) for m in messages)
+        total = self._entries[entry_id] = sum(self.count(entry_id, m) for m in messages)
+        return total
+
     def estimate(self, context: SessionContext) -> ContextEstimate:
         """pi's ``estimateContextTokens`` over a context, with cached per-entry counts."""
         messages, ids, edited = context.messages, context.entry_ids, context.edited_ids
@@ -298,9 +333,9 @@ class TokenCounter:
 def last_assistant_usage(path: Sequence[Record]) -> JsonObject | None:
     """pi's ``getLastAssistantUsage``: usage of the last completed assistant on the path."""
     for index in range(len(path) - 1, -1, -1):
-        record = path[index]
-        if record.type == "message" and record.role == "assistant":
-            usage = assistant_usage(record.value["message"])
+        message = message_as(path[index], AssistantMessage)
+        if message is not None:
+            usage = assistant_usage(message)
             if usage is not None:
                 return usage
     return None
@@ -318,13 +353,12 @@ def usage_known(store: SessionStore, leaf_id: str | None = None) -> bool:
     while current is not None:
         if current.type == "compaction":
             return False
-        if current.type == "message" and current.role == "assistant":
-            message = current.value["message"]
-            if message.get("stopReason") not in ("aborted", "error"):
-                usage = assistant_usage(message)
-                if usage is not None and calculate_context_tokens(usage) > 0:
-                    return True
-                return not _compaction_above(store, current)
+        message = message_as(current, AssistantMessage)
+        if message is not None and message.get("stopReason") not in ("aborted", "error"):
+            usage = assistant_usage(message)
+            if usage is not None and calculate_context_tokens(usage) > 0:
+                return True
+            return not _compaction_above(store, current)
         current = _parent(store, current)
     return True
 

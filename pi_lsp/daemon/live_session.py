@@ -97,7 +97,7 @@ class LiveSession:
         try:
             self._sink(self.id, self.seq, event)
         except Exception:  # the editor going away must not break a turn
-            logger.exception("sending event %s failed", event.get("type"))
+            logger.exception("sending event %s failed", event["type"])
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         if event["type"] == "agent_start":

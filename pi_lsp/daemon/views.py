@@ -25,6 +25,7 @@ from pi_lsp.agent import events as agent_events
 from pi_lsp.compaction.models import CompactionResult, ContextUsage
 from pi_lsp.literals import ThinkingLevel
 from pi_lsp.session import SessionStore
+from pi_lsp.session.entries import LabelEntry, entry_as, target_of
 from pi_lsp.session.jsonl import JsonObject, Record, dumps
 from pi_lsp.session.messages import OPEN
 from pi_lsp.session.paths import parse_iso_ms
@@ -250,10 +251,6 @@ BLOCK = 256
 """Nodes per cached block of joined JSON."""
 
 
-_TARGETED = ("label", "context_edit")
-"""Entry types that act on another entry (``targetId``)."""
-
-
 def _order_key(record: Record) -> tuple[bool, int]:
     ms = parse_iso_ms(record.timestamp)
     return (ms is None, ms or 0)
@@ -298,10 +295,8 @@ class TreeView:
             else:
                 self._children.setdefault(parent, []).append(record)
                 self._dirty.add(parent)
-            if record.type == "label":
-                target = record.value.get("targetId")
-                if isinstance(target, str):
-                    self._dirty.add(target)
+            if record.type == "label" and (target := target_of(record)) is not None:
+                self._dirty.add(target)
 
     def node(self, entry_id: str) -> TreeNode:
         """One node as the protocol describes it."""
@@ -315,8 +310,8 @@ class TreeView:
         kids = self._children.get(record.id, [])
         if len(kids) > 1:
             kids = sorted(kids, key=_order_key)
-        target = record.value.get("targetId") if record.type in _TARGETED else None
-        sets = record.value.get("label") if record.type == "label" else None
+        label = entry_as(record, LabelEntry)
+        sets = label.get("label") if label is not None else None
         node: TreeNode = {
             "id": record.id,
             "parentId": record.parent_id,
@@ -327,7 +322,7 @@ class TreeView:
             "timestamp": record.timestamp,
             "children": [k.id for k in kids],
             "onActivePath": on_path,
-            "targetId": target if isinstance(target, str) else None,
+            "targetId": target_of(record),
             "targetLabel": sets if isinstance(sets, str) and sets else None,
         }
         return node

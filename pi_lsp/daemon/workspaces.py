@@ -21,8 +21,10 @@ from typing_extensions import TypedDict
 
 from pi_lsp.agent import AgentOptions, resolve
 from pi_lsp.agent.agent_session import create_agent_session
-from pi_lsp.agent.llm import PROVIDER_KEY_ENV, load_litellm
-from pi_lsp.agent.models import ModelRef
+from pi_lsp.agent.llm import PROVIDER_KEY_ENV
+from pi_lsp.agent.model_choice import DEFAULT_MODEL_PER_PROVIDER, has_key
+from pi_lsp.agent.model_list import cached_or_loaded, chat_models
+from pi_lsp.agent.models import ModelRef, litellm_provider
 from pi_lsp.agent.permissions import Asker, PermissionGate
 from pi_lsp.compaction.summarize import text_of
 from pi_lsp.daemon.concurrency import TurnLock, spawn
@@ -30,9 +32,9 @@ from pi_lsp.daemon.live_session import EventSink, LiveSession
 from pi_lsp.prompt import PromptSourcesCache
 from pi_lsp.session import SessionStore
 from pi_lsp.session.branching import branched_session
-from pi_lsp.session.entries import SessionInfo
-from pi_lsp.session.listing import SessionLister
-from pi_lsp.session.messages import OPEN
+from pi_lsp.session.entries import message_as
+from pi_lsp.session.listing import SessionInfo, SessionLister
+from pi_lsp.session.messages import OPEN, UserMessage
 from pi_lsp.session.paths import agent_dir, lexical_path, session_dir
 from pi_lsp.settings import Settings, load_settings
 from pi_lsp.tools import FileSystem
@@ -264,8 +266,9 @@ class Workspaces:
         record = source.store.require(entry_id)
         text: str | None = None
         end: str | None = entry_id
-        if record.role == "user":
-            text = text_of(record.value["message"].get("content"))
+        user = message_as(record, UserMessage)
+        if user is not None:
+            text = text_of(user.get("content"))
             end = record.parent_id
         store = (
             branched_session(source.store, end)
@@ -326,15 +329,14 @@ class Workspaces:
             await self.close(session_id)
 
 
-_LITELLM_PROVIDERS = {"google": "gemini", "amazon-bedrock": "bedrock", "google-vertex": "vertex_ai"}
-
-
 async def available_models(settings: Settings, *, with_litellm: bool = True) -> list[ModelInfoOut]:
     """``[{id, provider, modelId}]`` of the models a user can pick.
 
-    Settings' models come first, then litellm's chat models of every provider whose API key
-    variable is set (litellm is imported off the event loop; ``with_litellm=False`` skips
-    them, for an answer that must not wait seconds for that import).
+    Settings' models come first, then for every provider with a key (pi's order, pi's key
+    variables: :mod:`pi_lsp.agent.model_choice`) pi's default model for it and litellm's chat
+    models (:mod:`pi_lsp.agent.model_list`: litellm's own once imported, else the cache file,
+    else after importing litellm off the event loop; ``with_litellm=False`` never waits for
+    that import, for an answer that must not wait seconds).
     """
     found: dict[str, ModelInfoOut] = {}
 
@@ -352,15 +354,12 @@ async def available_models(settings: Settings, *, with_litellm: bool = True) -> 
         provider, _, model_id = name.partition("/")
         if model_id:
             add(provider, model_id)
-    configured = [
-        p for p, var in PROVIDER_KEY_ENV.items() if " " not in var and os.environ.get(var)
-    ]
-    if configured and with_litellm:
-        litellm = await load_litellm()
-        by_provider: dict[str, Any] = getattr(litellm, "models_by_provider", {})
-        for provider in configured:
-            for model_id in sorted(by_provider.get(_LITELLM_PROVIDERS.get(provider, provider), ())):
-                info = litellm.model_cost.get(model_id) or {}
-                if info.get("mode", "chat") == "chat":
-                    add(provider, model_id.split("/", 1)[-1] if "/" in model_id else model_id)
+    providers = dict.fromkeys([*DEFAULT_MODEL_PER_PROVIDER, *PROVIDER_KEY_ENV])
+    keyed = [p for p in providers if has_key(p)]
+    lists = (await chat_models() if with_litellm else cached_or_loaded()) if keyed else None
+    for provider in keyed:
+        if provider in DEFAULT_MODEL_PER_PROVIDER:
+            add(provider, DEFAULT_MODEL_PER_PROVIDER[provider])
+        for model_id in (lists or {}).get(litellm_provider(provider), ()):
+            add(provider, model_id)
     return list(found.values())

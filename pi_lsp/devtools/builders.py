@@ -1,8 +1,9 @@
 """Builders of pi's messages, usage, clocks and ids: the one set tests, benchmarks and the demo use.
 
-Messages are plain JSON in pi's shape (what the store appends and the loop passes around).
-Defaults are fixed values (millisecond timestamps a second apart in 2023, a 15-token usage),
-so a test states only what it is about; every default can be overridden.
+Messages are plain JSON in pi's shape (what the store appends and the loop passes around), typed
+with the session's TypedDicts. Defaults are fixed values (millisecond timestamps a second apart
+in 2023, a 15-token usage), so a test states only what it is about; every default can be
+overridden.
 """
 
 from __future__ import annotations
@@ -15,7 +16,20 @@ from typing import Any
 
 from pi_lsp.devtools.fake_script import ScriptToolCall, Turn
 from pi_lsp.session import SessionStore
+from pi_lsp.session.entries import MessageEntry, SessionHeader
 from pi_lsp.session.jsonl import JsonObject
+from pi_lsp.session.messages import (
+    AssistantBlock,
+    AssistantMessage,
+    StopReason,
+    StoredMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserBlock,
+    UserMessage,
+)
 
 USER_TS = 1_700_000_000_000
 """The default timestamps (ms): a user message, the reply half a second later, a tool result."""
@@ -27,7 +41,7 @@ FAKE_MODEL = {"provider": "openai", "model": "fake-model", "api": "openai-comple
 
 def usage(
     input: int = 10, output: int = 5, *, total: int | None = None, cache_read: int = 0
-) -> JsonObject:
+) -> Usage:
     """pi's ``usage`` object (cost zero); ``total`` defaults to the sum."""
     return {
         "input": input,
@@ -43,41 +57,41 @@ USAGE = usage()
 """A reply's usage: 10 input, 5 output, 15 in total."""
 
 
-def text(value: str) -> JsonObject:
+def text(value: str) -> TextContent:
     """A text content block."""
     return {"type": "text", "text": value}
 
 
-def _content(content: str | list[JsonObject]) -> list[JsonObject]:
+def _content(content: str | list[AssistantBlock]) -> list[AssistantBlock]:
     """A string is one text block (none when empty); a list of blocks is used as it is."""
     if isinstance(content, str):
         return [text(content)] if content else []
     return list(content)
 
 
-def user(content: str | list[JsonObject], ts: int = USER_TS) -> JsonObject:
+def user(content: str | list[UserBlock], ts: int = USER_TS) -> UserMessage:
     """A user message: one text block, or the blocks given."""
-    blocks = [text(content)] if isinstance(content, str) else list(content)
+    blocks: list[UserBlock] = [text(content)] if isinstance(content, str) else list(content)
     return {"role": "user", "content": blocks, "timestamp": ts}
 
 
-def call(name: str = "read", call_id: str = "c1", **arguments: Any) -> JsonObject:
+def call(name: str = "read", call_id: str = "c1", **arguments: Any) -> ToolCall:
     """A ``toolCall`` content block, for :func:`assistant`'s ``calls`` or content."""
     return {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
 
 
 def assistant(
-    content: str | list[JsonObject] = "ok",
+    content: str | list[AssistantBlock] = "ok",
     *,
-    calls: list[JsonObject] | None = None,
-    stop: str = "stop",
+    calls: list[ToolCall] | None = None,
+    stop: StopReason = "stop",
     total: int = 15,
     provider: str = "anthropic",
     model: str = "claude-sonnet-4-5",
     api: str = "anthropic-messages",
     ts: int = ASSISTANT_TS,
-    usage_of: JsonObject | None = None,
-) -> JsonObject:
+    usage_of: Usage | None = None,
+) -> AssistantMessage:
     """An assistant reply: its text block (unless empty) or blocks, then the tool calls."""
     return {
         "role": "assistant",
@@ -92,12 +106,12 @@ def assistant(
 
 
 def tool_result(
-    content: str | list[JsonObject],
+    content: str | list[UserBlock],
     call_id: str = "c1",
     name: str = "read",
     *,
     ts: int = TOOL_RESULT_TS,
-) -> JsonObject:
+) -> ToolResultMessage:
     """A successful result of call ``call_id``: one text block, or the blocks given."""
     return {
         "role": "toolResult",
@@ -171,7 +185,7 @@ def session_header(
     session_id: str = "0b0e5c1e-0000-4000-8000-000000000001",
     cwd: str = "/",
     timestamp: str = "2026-01-01T00:00:00.000Z",
-) -> JsonObject:
+) -> SessionHeader:
     """A version 3 session header line's object, as pi writes it."""
     return {"type": "session", "version": 3, "id": session_id, "timestamp": timestamp, "cwd": cwd}
 
@@ -179,9 +193,9 @@ def session_header(
 def message_entry(
     entry_id: str,
     parent: str | None,
-    message: JsonObject,
+    message: StoredMessage,
     timestamp: str = "2026-01-01T00:00:00.000Z",
-) -> JsonObject:
+) -> MessageEntry:
     """A ``message`` entry line's object, as pi writes it."""
     return {
         "type": "message",

@@ -19,7 +19,8 @@ from pi_lsp.daemon.views import Result as _Result
 from pi_lsp.daemon.views import SessionState, TreeNode, WireEvent
 from pi_lsp.daemon.workspaces import ModelInfoOut
 from pi_lsp.literals import PermissionDecision, PermissionKind, StreamingBehavior, ThinkingLevel
-from pi_lsp.session.entries import SessionEntry, SessionInfo
+from pi_lsp.session.entries import SessionEntry
+from pi_lsp.session.listing import SessionInfo
 from pi_lsp.session.messages import OPEN
 
 

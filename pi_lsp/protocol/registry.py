@@ -180,10 +180,15 @@ def _report(ls: PiLanguageServer, problems: list[str]) -> None:
 
 
 async def _prewarm() -> None:
-    """Import litellm in a thread now, so the first prompt does not wait ~3 s for it."""
+    """Import litellm in a thread now, so the first prompt does not wait ~3 s for it.
+
+    Then the model list's cache file is written if missing (:mod:`pi_lsp.agent.model_list`).
+    """
     from pi_lsp.agent.llm import load_litellm
+    from pi_lsp.agent.model_list import chat_models
 
     await load_litellm()
+    await chat_models()
 
 
 def permission_asker(server: PiLanguageServer, session_id: str) -> Asker:

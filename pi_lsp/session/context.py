@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_lsp.session.entries import ContextOut, ModelOut
+from pi_lsp.session.entries import ContextOut, ModelOut, known, message_as
 from pi_lsp.session.jsonl import Record
-from pi_lsp.session.messages import ContextMessage
+from pi_lsp.session.messages import AssistantMessage, ContextMessage
 from pi_lsp.session.projection import (
     Projected,
     context_records,
@@ -28,6 +28,7 @@ from pi_lsp.session.projection import (
     message_preview,
     project,
 )
+from pi_lsp.session.runs import ProjectedWindow, Spine, plain_kept, spine_run
 from pi_lsp.session.tree import path_to_root
 
 
@@ -59,15 +60,15 @@ class SessionContext:
 
 
 def _scan_settings(context: SessionContext, record: Record) -> None:
-    kind = record.type
-    if kind == "thinking_level_change":
-        context.thinking_level = record.value.get("thinkingLevel")
+    value = known(record)
+    if value is None:
+        return
+    if value["type"] == "thinking_level_change":
+        context.thinking_level = value.get("thinkingLevel")
         context.has_thinking_entry = True
-    elif kind == "model_change":
-        value = record.value
+    elif value["type"] == "model_change":
         context.model = {"provider": value.get("provider"), "modelId": value.get("modelId")}
-    elif kind == "message" and record.role == "assistant":
-        message = record.value["message"]
+    elif (message := message_as(record, AssistantMessage)) is not None:
         context.model = {"provider": message.get("provider"), "modelId": message.get("model")}
 
 
@@ -115,69 +116,6 @@ def _emit(context: SessionContext, projected: Iterable[Projected]) -> None:
             context.entry_ids.append(entry_id)
 
 
-class _Spine:
-    """One run of a path, root-first, with every entry's messages laid end to end.
-
-    ``records[i + 1]``'s parent is ``records[i]``; ``ends[i]`` is how many messages
-    ``records[:i]`` contribute before edits and ``edits[i]`` how many ``context_edit`` entries
-    they hold, so the messages of any stretch are one slice and "is an edit in it" one
-    subtraction.
-    """
-
-    __slots__ = ("edits", "ends", "ids", "messages", "pos", "records")
-
-    def __init__(self, records: list[Record]) -> None:
-        self.records: list[Record] = []
-        self.pos: dict[str, int] = {}
-        self.messages: list[ContextMessage] = []
-        self.ids: list[str] = []
-        self.ends = [0]
-        self.edits = [0]
-        self.extend(records)
-
-    def at(self, record: Record) -> int | None:
-        """The position of ``record`` in the run, or None when it is not in it."""
-        index = self.pos.get(record.id)
-        return index if index is not None and self.records[index] is record else None
-
-    def extend(self, records: list[Record]) -> None:
-        """Append root-first records whose first one is a child of the last one."""
-        pos, ids, ends, edits = self.pos, self.ids, self.ends, self.edits
-        messages: list[Any] = self.messages  # plain JSON typed as pi's messages, as in _emit
-        at = len(self.records)
-        self.records.extend(records)
-        count = len(messages)
-        edited = edits[-1]
-        for record in records:
-            entry_id = record.id
-            pos[entry_id] = at
-            at += 1
-            kind = record.type
-            message = record.value.get("message") if kind == "message" else None
-            if isinstance(message, dict) and message.get("content") is not None:
-                messages.append(message)  # the common case, as entry_messages would return it
-                ids.append(entry_id)
-                count += 1
-            else:
-                for message in entry_messages(record):
-                    messages.append(message)
-                    ids.append(entry_id)
-                    count += 1
-                edited += kind == "context_edit"
-            ends.append(count)
-            edits.append(edited)
-
-    def prefix(self, length: int) -> _Spine:
-        """A new spine holding ``records[:length]`` (nothing is parsed again)."""
-        copy = _Spine([])
-        records = copy.records = self.records[:length]
-        copy.pos = {record.id: index for index, record in enumerate(records)}
-        end = self.ends[length]
-        copy.messages, copy.ids = self.messages[:end], self.ids[:end]
-        copy.ends, copy.edits = self.ends[: length + 1], self.edits[: length + 1]
-        return copy
-
-
 def _is_root(record: Record) -> bool:
     parent = record.parent_id
     return parent is None or parent == record.id
@@ -191,7 +129,7 @@ def _parent(by_id: Mapping[str, Record], record: Record) -> Record | None:
 class ContextBuilder:
     """The model context at any leaf of one session: :func:`build_context`, incrementally.
 
-    Keeps the last few paths it walked as :class:`_Spine` runs, each from where a context
+    Keeps the last few paths it walked as :class:`Spine` runs, each from where a context
     starts down to a leaf. A leaf on one of them, or below one, costs the walk from the leaf to
     the run plus two list slices: the latest compaction's summary and kept range (built once
     per compaction) followed by the messages after the compaction. So appends, branching back
@@ -209,13 +147,16 @@ class ContextBuilder:
     def __init__(self, by_id: Mapping[str, Record], reliable: Callable[[], bool]) -> None:
         self._by_id = by_id
         self._reliable = reliable
-        self._spines: list[_Spine] = []
+        self._spines: list[Spine] = []
         self._heads: dict[str, tuple[list[ContextMessage], list[str]]] = {}
+        self._plain: dict[str, bool] = {}
+        """Per compaction: its kept range is what the projection shows (see ``plain_kept``)."""
 
     def clear(self) -> None:
         """Forget what was walked (the index changed in a way appends do not cover)."""
         self._spines.clear()
         self._heads.clear()
+        self._plain.clear()
 
     def build(self, leaf_id: str | None) -> SessionContext:
         """pi's ``buildSessionContext`` at ``leaf_id`` (empty for None or an unknown id)."""
@@ -231,26 +172,15 @@ class ContextBuilder:
         for source in (thinking, model):
             if source is not None:
                 _scan_settings(context, by_id[source])
-        if compaction_id is None:
-            spine = self._reach(leaf, None, None)
-            spine, _ = self._ancestor(spine, None, leaf)
-            end = spine.pos[leaf.id] + 1
+        spine, at, kept_from, end = self._locate(leaf, compaction_id)
+        if at is None:
             if spine.edits[end]:
                 _emit(context, project(spine.records[:end]))
             else:
                 context.messages = spine.messages[: spine.ends[end]]
                 context.entry_ids = spine.ids[: spine.ends[end]]
             return context
-        compaction = by_id[compaction_id]
-        first_kept = compaction.value.get("firstKeptEntryId")
-        spine = self._reach(leaf, compaction_id, first_kept)
-        spine, _ = self._ancestor(spine, compaction_id, leaf)
-        kept = None
-        if isinstance(first_kept, str):
-            spine, kept = self._ancestor(spine, first_kept, compaction)
-        at = spine.pos[compaction_id]
-        kept_from = spine.pos[kept.id] if kept is not None else None
-        end = spine.pos[leaf.id] + 1
+        compaction = spine.records[at]
         if spine.edits[end] != spine.edits[at if kept_from is None else kept_from]:
             kept_records = spine.records[kept_from:at] if kept_from is not None else []
             records = [compaction, *(r for r in kept_records if not is_system(r))]
@@ -262,8 +192,55 @@ class ContextBuilder:
         context.entry_ids = ids + spine.ids[low:high]
         return context
 
+    def run(self, leaf_id: str) -> ProjectedWindow | None:
+        """The records the context at ``leaf_id`` is made of, root-first, and their projection.
+
+        The records run from the compaction's first kept entry (the compaction itself when it
+        keeps nothing above it) or the root to the leaf. Sliced from the cached spine; None when
+        the projection needs the full walk (an unknown leaf, unreliable settings, a
+        ``context_edit`` in range, a system message or compaction in the kept range).
+        """
+        leaf = self._by_id.get(leaf_id)
+        settings = leaf.settings if leaf is not None else None
+        if leaf is None or settings is None or not self._reliable():
+            return None
+        spine, at, kept_from, end = self._locate(leaf, settings[2])
+        begin = 0 if at is None else at if kept_from is None else kept_from
+        if at is not None:
+            compaction_id = spine.records[at].id
+            plain = self._plain.get(compaction_id)
+            if plain is None:
+                if len(self._plain) >= self.MAX_HEADS:
+                    self._plain.clear()
+                plain = self._plain[compaction_id] = plain_kept(spine.records[begin:at])
+            if not plain:
+                return None
+        run = spine_run(spine, at, kept_from, end)
+        return ProjectedWindow(spine.records[begin:end], run) if run is not None else None
+
+    def _locate(
+        self, leaf: Record, compaction_id: str | None
+    ) -> tuple[Spine, int | None, int | None, int]:
+        """The spine holding the leaf's context, and positions on it.
+
+        Those of the compaction and of its kept range (None: none), and the leaf's plus one.
+        """
+        if compaction_id is None:
+            spine = self._reach(leaf, None, None)
+            spine, _ = self._ancestor(spine, None, leaf)
+            return spine, None, None, spine.pos[leaf.id] + 1
+        compaction = self._by_id[compaction_id]
+        first_kept = compaction.value.get("firstKeptEntryId")
+        spine = self._reach(leaf, compaction_id, first_kept)
+        spine, _ = self._ancestor(spine, compaction_id, leaf)
+        kept = None
+        if isinstance(first_kept, str):
+            spine, kept = self._ancestor(spine, first_kept, compaction)
+        kept_from = spine.pos[kept.id] if kept is not None else None
+        return spine, spine.pos[compaction_id], kept_from, spine.pos[leaf.id] + 1
+
     def _head(
-        self, spine: _Spine, compaction: Record, kept_from: int | None
+        self, spine: Spine, compaction: Record, kept_from: int | None
     ) -> tuple[list[ContextMessage], list[str]]:
         """The compaction's messages, then those of its kept range (no system, no compaction)."""
         head = self._heads.get(compaction.id)
@@ -283,7 +260,7 @@ class ContextBuilder:
         self._heads[compaction.id] = (messages, ids)
         return messages, ids
 
-    def _reach(self, leaf: Record, compaction_id: str | None, first_kept: object) -> _Spine:
+    def _reach(self, leaf: Record, compaction_id: str | None, first_kept: object) -> Spine:
         """A spine holding ``leaf``, now the most recent one.
 
         Walks up from the leaf to a spine or to where its context starts: the compaction's first
@@ -301,7 +278,7 @@ class ContextBuilder:
         new: list[Record] = []
         append = new.append
         current: Record | None = leaf
-        joined: tuple[_Spine, int] | None = None
+        joined: tuple[Spine, int] | None = None
         passed = False
         while current is not None:
             if spines:
@@ -322,7 +299,7 @@ class ContextBuilder:
             current = get(parent)
         new.reverse()
         if joined is None:
-            spine = _Spine(new)
+            spine = Spine(new)
         else:
             spine, at = joined
             spines.remove(spine)
@@ -335,8 +312,8 @@ class ContextBuilder:
         return spine
 
     def _ancestor(
-        self, spine: _Spine, entry_id: str | None, below: Record
-    ) -> tuple[_Spine, Record | None]:
+        self, spine: Spine, entry_id: str | None, below: Record
+    ) -> tuple[Spine, Record | None]:
         """The ancestor ``entry_id`` of spine entry ``below`` (None: the root), on the spine.
 
         Extends the spine upwards (replacing it) when the entry lies above its first record;
@@ -361,7 +338,7 @@ class ContextBuilder:
         if not up:
             return spine, None
         up.reverse()
-        grown = _Spine([*up, *spine.records])
+        grown = Spine([*up, *spine.records])
         self._spines[self._spines.index(spine)] = grown
         return grown, (up[0] if entry_id is None or up[0].id == entry_id else None)
 

@@ -5,20 +5,36 @@ A loaded entry is the parsed JSON of its line (unknown fields survive, D1); thes
 keys, and ``schemas/session-line.schema.json`` is generated from them. Legacy version-1 lines
 (no ``id``/``parentId``) have their own types so that every line pi ever wrote validates.
 
-Last, what the session layer hands out about its files: list metadata (:class:`SessionInfo`, a
-model the lister builds), the tree and the context (TypedDicts over the plain JSON the CLI
-prints). They fix the shapes the CLI prints (the corpus field names) and the daemon sends.
+A record holds an entry of any type, known or not (:data:`AnyEntry`); :func:`known`,
+:func:`entry_as` and :func:`message_as` narrow it by the record's indexed type and role. Last,
+the context's shape as the CLI prints it (the corpus field names; the list and tree shapes live
+with their builders, :mod:`~pi_lsp.session.listing` and :mod:`~pi_lsp.session.tree`).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal, NotRequired, cast
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import Field, TypeAdapter
 from typing_extensions import TypedDict
 
-from pi_lsp.session.messages import OPEN, ContextMessage, StoredMessage, SystemMessage, UserBlock
+from pi_lsp.session.messages import (
+    OPEN,
+    AssistantMessage,
+    BashExecutionMessage,
+    ContextMessage,
+    CustomMessage,
+    StoredMessage,
+    SystemMessage,
+    ToolResultMessage,
+    UserBlock,
+    UserMessage,
+)
+
+if TYPE_CHECKING:
+    from pi_lsp.session.jsonl import Record
 
 CURRENT_VERSION = 3
 """Version pi v0.58.3 writes; older files are migrated on load (spec §1.7)."""
@@ -187,7 +203,7 @@ class SessionInfoEntry(_Entry):
     name: NotRequired[str | None]
 
 
-SessionEntry = Annotated[
+Entry = (
     MessageEntry
     | ThinkingLevelChangeEntry
     | ModelChangeEntry
@@ -198,10 +214,94 @@ SessionEntry = Annotated[
     | LabelEntry
     | SessionInfoEntry
     | ContextEditEntry
-    | UsageEntry,
-    Field(discriminator="type"),
-]
-"""Any version-3 entry."""
+    | UsageEntry
+)
+"""Any version-3 entry of a type pi_lsp knows; narrowed by ``entry["type"]``."""
+
+SessionEntry = Annotated[Entry, Field(discriminator="type")]
+"""Any version-3 entry, as the schema and the append validator see it."""
+
+
+@OPEN
+class UnknownEntry(_Entry):
+    """An entry of a type pi_lsp does not know (a newer pi's, an extension's).
+
+    Only the common fields are known; the line is kept and written back exactly as read (D1).
+    Not part of :data:`SessionEntry`: pi_lsp never writes one, it only carries them.
+    """
+
+    type: str
+
+
+AnyEntry = Entry | UnknownEntry
+"""What a session record holds (:attr:`Record.value`): a known entry, or one kept as read.
+The ``str`` type of :class:`UnknownEntry` stops narrowing by ``type``; :func:`known` and
+:func:`entry_as` first tell the two apart by the record's indexed type."""
+
+_TYPE_OF: dict[type[Any], str] = {
+    MessageEntry: "message",
+    ThinkingLevelChangeEntry: "thinking_level_change",
+    ModelChangeEntry: "model_change",
+    CompactionEntry: "compaction",
+    BranchSummaryEntry: "branch_summary",
+    CustomEntry: "custom",
+    CustomMessageEntry: "custom_message",
+    LabelEntry: "label",
+    SessionInfoEntry: "session_info",
+    ContextEditEntry: "context_edit",
+    UsageEntry: "usage",
+}
+KNOWN_TYPES = frozenset(_TYPE_OF.values())
+"""The ``type`` of every entry in :data:`Entry`."""
+
+_E = TypeVar("_E", bound=Mapping[str, object])
+
+
+def known(record: Record) -> Entry | None:
+    """``record``'s entry as the known type its ``type`` names; None for an unknown type.
+
+    The caller narrows the result by ``entry["type"]``. As everywhere on the read side the
+    value is not validated (pi's interfaces over ``JSON.parse``): the type names the keys the
+    line has when pi or pi_lsp wrote it, and readers of odd values stay defensive.
+    """
+    return cast(Entry, record.value) if record.type in KNOWN_TYPES else None
+
+
+def entry_as(record: Record, kind: type[_E]) -> _E | None:
+    """``record``'s entry when it is of type ``kind`` (a class of :data:`Entry`), else None.
+
+    Decided by the record's indexed ``type``, so a record of another type is not parsed.
+    """
+    return cast(_E, record.value) if record.type == _TYPE_OF[kind] else None
+
+
+def target_of(record: Record) -> str | None:
+    """The entry a ``label`` or ``context_edit`` acts on (its ``targetId``), if a string."""
+    entry = known(record)
+    if entry is None or (entry["type"] != "label" and entry["type"] != "context_edit"):
+        return None
+    target = entry.get("targetId")
+    return target if isinstance(target, str) else None
+
+
+_ROLE_OF: dict[type[Any], str] = {
+    UserMessage: "user",
+    AssistantMessage: "assistant",
+    ToolResultMessage: "toolResult",
+    BashExecutionMessage: "bashExecution",
+    CustomMessage: "custom",
+    SystemMessage: "system",
+}
+
+
+def message_as(record: Record, role: type[_E]) -> _E | None:
+    """The message of a ``message`` entry when it has ``role``'s role, else None.
+
+    Decided by the indexed type and ``message.role`` (set only when the message is an object).
+    """
+    if record.role != _ROLE_OF[role] or record.type != "message":
+        return None
+    return cast(_E, cast(MessageEntry, record.value)["message"])
 
 
 @OPEN
@@ -264,50 +364,6 @@ def session_line() -> TypeAdapter[SessionLine]:
     command that only imports the session package (``pi-lsp sessions …``) would otherwise pay.
     """
     return TypeAdapter(SessionLine)
-
-
-class SessionInfo(BaseModel):
-    """pi's ``SessionInfo`` for one session file (spec §2)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    path: str
-    id: str
-    cwd: str
-    """Header cwd, ``""`` when missing."""
-    name: str | None = None
-    """Latest non-empty ``session_info`` name (any branch)."""
-    parentSessionPath: str | None = None
-    created: str | None = None
-    """Header timestamp (ISO); null when unparsable."""
-    modified: str
-    """Latest user/assistant message time, else the header time, else the file mtime (ISO)."""
-    messageCount: int
-    """``message`` entries of any role on every branch."""
-    firstMessage: str
-    """Text of the first user message, or ``(no messages)``."""
-    allMessagesText: str
-    """Texts of all user and assistant messages joined by spaces (for search)."""
-
-
-@OPEN
-class TreeNodeOut(TypedDict):
-    """One node of ``pi-lsp sessions tree --json``."""
-
-    id: str
-    parentId: str | None
-    type: str
-    timestamp: NotRequired[str | None]
-    label: str | None
-    children: list[str]
-
-
-@OPEN
-class TreeOut(TypedDict):
-    """Roots (file order, orphans included) and nodes in depth-first pre-order."""
-
-    roots: list[str]
-    nodes: list[TreeNodeOut]
 
 
 @OPEN

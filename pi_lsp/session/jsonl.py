@@ -19,9 +19,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
+
+if TYPE_CHECKING:  # entries names the shapes of these dicts; it imports this module
+    from pi_lsp.session.entries import AnyEntry
 
 JsonObject = dict[str, Any]
 """A parsed JSON object of no particular shape. Session entries and messages stay parsed JSON so
@@ -34,12 +37,15 @@ class JsonLineError(ValueError):
     """A line is not a JSON value that ``JSON.parse`` would accept."""
 
 
-class _Role(msgspec.Struct):
+class _Role(msgspec.Struct, gc=False):
     role: str | None = None
 
 
-class IndexFields(msgspec.Struct):
-    """The fields every entry is indexed by; the rest of the line is validated, not built."""
+class IndexFields(msgspec.Struct, gc=False):
+    """The fields every entry is indexed by; the rest of the line is validated, not built.
+
+    Outside the garbage collector, as :class:`Record`: one is decoded per line at every open.
+    """
 
     type: str | None = None
     id: str | None = None
@@ -188,12 +194,16 @@ class Record(msgspec.Struct, gc=False, repr_omit_defaults=True):
         )
 
     @property
-    def value(self) -> JsonObject:
-        """The parsed entry. Shared, not copied: callers must not mutate it."""
+    def value(self) -> AnyEntry:
+        """The parsed entry. Shared, not copied: callers must not mutate it.
+
+        Typed as pi types ``JSON.parse`` output, unvalidated; narrow it with
+        :func:`pi_lsp.session.entries.known` or :func:`~pi_lsp.session.entries.entry_as`.
+        """
         value = self._value
         if value is None:
             value = self._value = loads(self.raw)
-        return value
+        return cast("AnyEntry", value)
 
 
 @dataclass(slots=True)

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, cast
 
 import msgspec
+from pydantic import BaseModel, ConfigDict
 
 from pi_lsp.safety import open_regular
-from pi_lsp.session.entries import SessionInfo
 from pi_lsp.session.jsonl import JsonLineError, loads
 from pi_lsp.session.messages import content_text
 from pi_lsp.session.paths import (
@@ -37,6 +37,30 @@ from pi_lsp.session.paths import (
     sessions_root,
     shared_folder,
 )
+
+
+class SessionInfo(BaseModel):
+    """pi's ``SessionInfo`` for one session file (spec §2)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    id: str
+    cwd: str
+    """Header cwd, ``""`` when missing."""
+    name: str | None = None
+    """Latest non-empty ``session_info`` name (any branch)."""
+    parentSessionPath: str | None = None
+    created: str | None = None
+    """Header timestamp (ISO); null when unparsable."""
+    modified: str
+    """Latest user/assistant message time, else the header time, else the file mtime (ISO)."""
+    messageCount: int
+    """``message`` entries of any role on every branch."""
+    firstMessage: str
+    """Text of the first user message, or ``(no messages)``."""
+    allMessagesText: str
+    """Texts of all user and assistant messages joined by spaces (for search)."""
 
 
 class _Message(msgspec.Struct):

@@ -17,6 +17,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from pi_lsp.session.entries import (
+    BranchSummaryEntry,
+    CompactionEntry,
+    ContextEditEntry,
+    CustomMessageEntry,
+    MessageEntry,
+    entry_as,
+    known,
+)
 from pi_lsp.session.jsonl import JsonObject, Record
 from pi_lsp.session.messages import (
     SystemMessage,
@@ -44,51 +53,50 @@ def _ms(record: Record) -> Any:
     return parse_iso_ms(record.timestamp)
 
 
-def _summary_message(record: Record, role: str, key: str) -> JsonObject:
-    """The shape both of pi's summary messages share: role, summary, one field of the entry, time.
+# The summary and custom messages take their fields as the entry holds them (unvalidated, as
+# pi reads them: a field a foreign writer left out becomes null), the time from the record.
 
-    Fields are taken as the entry holds them (unvalidated, as pi reads them).
-    """
-    value = record.value
+
+def compaction_message(record: Record, entry: CompactionEntry) -> JsonObject:
+    """pi's ``createCompactionSummaryMessage`` for a compaction entry."""
     return {
-        "role": role,
-        "summary": value.get("summary"),
-        key: value.get(key),
+        "role": "compactionSummary",
+        "summary": entry.get("summary"),
+        "tokensBefore": entry.get("tokensBefore"),
         "timestamp": _ms(record),
     }
 
 
-def compaction_message(record: Record) -> JsonObject:
-    """pi's ``createCompactionSummaryMessage`` for a compaction entry."""
-    return _summary_message(record, "compactionSummary", "tokensBefore")
+def branch_summary_message(record: Record, entry: BranchSummaryEntry) -> JsonObject:
+    """pi's ``createBranchSummaryMessage`` for a ``branch_summary`` entry."""
+    return {
+        "role": "branchSummary",
+        "summary": entry.get("summary"),
+        "fromId": entry.get("fromId"),
+        "timestamp": _ms(record),
+    }
 
 
-def custom_message(record: Record, content: Any) -> JsonObject:
+def custom_message(record: Record, entry: CustomMessageEntry, content: Any) -> JsonObject:
     """pi's ``createCustomMessage`` for a ``custom_message`` entry."""
-    value = record.value
     out: JsonObject = {
         "role": "custom",
-        "customType": value.get("customType"),
+        "customType": entry.get("customType"),
         "content": content,
-        "display": value.get("display"),
+        "display": entry.get("display"),
     }
-    if "details" in value:
-        out["details"] = value["details"]
+    if "details" in entry:
+        out["details"] = entry["details"]
     out["timestamp"] = _ms(record)  # last, as pi's object literal has it
     return out
 
 
-def branch_summary_message(record: Record) -> JsonObject:
-    """pi's ``createBranchSummaryMessage`` for a ``branch_summary`` entry."""
-    return _summary_message(record, "branchSummary", "fromId")
-
-
-def message_of(record: Record) -> JsonObject | None:
+def message_of(entry: MessageEntry) -> JsonObject | None:
     """A ``message`` entry's message, with pi's repair of a null content; else None.
 
     The stored object is taken as the message it says it is, unvalidated, as pi reads it.
     """
-    message = record.value.get("message")
+    message: object = entry.get("message")
     if not isinstance(message, dict):
         return None
     if message.get("content") is None:
@@ -102,29 +110,31 @@ def message_of(record: Record) -> JsonObject | None:
 
 def entry_messages(record: Record) -> list[JsonObject]:
     """pi's ``sessionEntryToContextMessages``: what one entry contributes before edits."""
-    kind = record.type
-    if kind == "message":
-        message = message_of(record)
+    entry = known(record)
+    if entry is None:
+        return []
+    if entry["type"] == "message":
+        message = message_of(entry)
         return [message] if message is not None else []
-    if kind == "custom_message":
-        content = record.value.get("content")
-        return [custom_message(record, [] if content is None else content)]
-    if kind == "branch_summary":
-        return [branch_summary_message(record)] if record.value.get("summary") else []
-    if kind == "compaction":
-        system = record.value.get("systemMessage")
-        summary = compaction_message(record)
+    if entry["type"] == "custom_message":
+        content = entry.get("content")
+        return [custom_message(record, entry, [] if content is None else content)]
+    if entry["type"] == "branch_summary":
+        return [branch_summary_message(record, entry)] if entry.get("summary") else []
+    if entry["type"] == "compaction":
+        system: object = entry.get("systemMessage")
+        summary = compaction_message(record, entry)
         if isinstance(system, dict) and system:
             return [system, summary]
         return [summary]
     return []
 
 
-def apply_edit(messages: list[JsonObject], edit: Record | None) -> list[JsonObject]:
+def apply_edit(messages: list[JsonObject], edit: ContextEditEntry | None) -> list[JsonObject]:
     """pi's ``projectContextEntry``: ``null`` omits, otherwise only the content changes."""
     if edit is None:
         return messages
-    replacement = edit.value.get("replacement")
+    replacement: object = edit.get("replacement")
     if not isinstance(replacement, dict):
         return []
     content = replacement.get("content")
@@ -140,14 +150,15 @@ def apply_edit(messages: list[JsonObject], edit: Record | None) -> list[JsonObje
     return out
 
 
-def latest_edits(records: Iterable[Record]) -> dict[str, Record]:
+def latest_edits(records: Iterable[Record]) -> dict[str, ContextEditEntry]:
     """The last ``context_edit`` per target among ``records`` (pi's edit map)."""
-    edits: dict[str, Record] = {}
+    edits: dict[str, ContextEditEntry] = {}
     for record in records:
-        if record.type == "context_edit":
-            target = record.value.get("targetId")
+        edit = entry_as(record, ContextEditEntry)
+        if edit is not None:
+            target: object = edit.get("targetId")
             if isinstance(target, str):
-                edits[target] = record
+                edits[target] = edit
     return edits
 
 
@@ -166,7 +177,8 @@ def context_records(path: Sequence[Record]) -> list[Record]:
     if at < 0:
         return list(path)
     compaction = path[at]
-    first_kept = compaction.value.get("firstKeptEntryId")
+    entry = entry_as(compaction, CompactionEntry)
+    first_kept = entry.get("firstKeptEntryId") if entry is not None else None
     kept_from = next((i for i in range(at) if path[i].id == first_kept), at)
     kept = [r for r in path[kept_from:at] if not is_system(r)]
     return [compaction, *kept, *path[at + 1 :]]
@@ -283,16 +295,18 @@ def message_preview(message: Mapping[str, Any]) -> str:
 
 def entry_preview(record: Record) -> str:
     """One line describing an entry (the tree view's preview)."""
-    value = record.value
-    kind = record.type
+    value = known(record)
+    if value is None:
+        return record.type
+    kind = value["type"]
     if kind == "message":
-        message = value.get("message")
+        message: object = value.get("message")
         return message_preview(message) if isinstance(message, dict) else ""
     if kind == "thinking_level_change":
         return f"thinking: {value.get('thinkingLevel')}"
     if kind == "model_change":
         return f"model: {value.get('provider')}/{value.get('modelId')}"
-    if kind in ("compaction", "branch_summary"):
+    if kind == "compaction" or kind == "branch_summary":
         return _one_line(str(value.get("summary", "")))
     if kind == "custom_message":
         return _one_line(preview_text(value.get("content")))
@@ -306,6 +320,6 @@ def entry_preview(record: Record) -> str:
             else f"unlabel {value.get('targetId')}"
         )
     if kind == "session_info":
-        name = value.get("name")
+        name: object = value.get("name")
         return f"name: {name}" if isinstance(name, str) and name.strip() else "name cleared"
     return kind

@@ -19,6 +19,7 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from sys import intern
 from typing import Any
@@ -120,7 +121,7 @@ def parse_session_bytes(data: bytes, path: Path, *, uuids: IdFactory = random_uu
         ]
     else:
         from_version = 3
-        records = _index_lines(lines, start, where, torn_at, diagnostics)
+        records = _index_lines(lines, start, where, torn_at, diagnostics, b"\r" in body)
     header_end = len(data) - len(body) + sum(len(line) + 1 for line in lines[:start])
     return LoadedFile(
         path=path,
@@ -176,36 +177,46 @@ def _find_header(
 
 
 def _index_lines(
-    lines: list[bytes], start: int, where: str, torn_at: int, diagnostics: list[Diagnostic]
+    lines: list[bytes],
+    start: int,
+    where: str,
+    torn_at: int,
+    diagnostics: list[Diagnostic],
+    crlf: bool = True,
 ) -> list[Record]:
-    """Records for version-3 lines; the hot loop of every open, kept lean on purpose."""
+    """Records for version-3 lines; the hot loop of every open, kept lean on purpose.
+
+    Blank lines are noticed only when the decode fails (they never decode), and ``crlf=False``
+    (no carriage return anywhere in the data) skips looking for one before each newline.
+    """
     records: list[Record] = []
     append = records.append
     decode = decode_index
-    for index in range(start, len(lines)):
-        line = lines[index]
-        if not line or line.isspace():
-            continue
+    number = start  # the 1-based number of the line in hand
+    for line in islice(lines, start, None):  # no copy of the list: RSS stays as it was
+        number += 1
         parsed = None
         try:
             fields = decode(line)
         except msgspec.DecodeError:
+            if not line or line.isspace():
+                continue
             if line.lstrip()[:1] != b"{":  # never an entry: no need for the slow, exact parse
-                diagnostics.append(_malformed(where, index, torn_at, _NOT_AN_OBJECT))
+                diagnostics.append(_malformed(where, number - 1, torn_at, _NOT_AN_OBJECT))
                 continue
             try:
                 fields, parsed = load_index(line)
             except JsonLineError as exc:
-                diagnostics.append(_malformed(where, index, torn_at, exc))
+                diagnostics.append(_malformed(where, number - 1, torn_at, exc))
                 continue
         kind = fields.type
         if kind == "session":
-            diagnostics.append(Diagnostic(where, index + 1, "duplicate session header ignored"))
+            diagnostics.append(Diagnostic(where, number, "duplicate session header ignored"))
             continue
         if fields.id is None:
-            diagnostics.append(Diagnostic(where, index + 1, "entry without a string id skipped"))
+            diagnostics.append(Diagnostic(where, number, "entry without a string id skipped"))
             continue
-        if line[-1:] == b"\r":
+        if crlf and line[-1:] == b"\r":
             line = line[:-1]
         message = fields.message
         role = message.role if message is not None else None
@@ -217,7 +228,7 @@ def _index_lines(
                 fields.timestamp or "",
                 line,
                 parsed,
-                index + 1,
+                number,
                 intern(role) if role else role,
             )
         )
@@ -252,7 +263,7 @@ def parse_appended(
     lines = data.split(b"\n")
     torn_at = len(lines) if data.endswith(b"\n") else len(lines) - 1
     diagnostics = DiagnosticList(str(path), offset=first_line - 1)
-    records = _index_lines(lines, 0, str(path), torn_at, diagnostics)
+    records = _index_lines(lines, 0, str(path), torn_at, diagnostics, b"\r" in data)
     for record in records:
         record.line += first_line - 1
     return records, diagnostics

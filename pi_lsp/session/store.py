@@ -33,6 +33,7 @@ from pi_lsp.session.paths import (
     uuid7,
 )
 from pi_lsp.session.reader import LoadedFile, gc_paused, read_session_file
+from pi_lsp.session.runs import ProjectedWindow
 from pi_lsp.session.session_file import SessionFile
 from pi_lsp.session.tree import (
     CONVERSATION_ROLES,
@@ -232,6 +233,15 @@ class SessionStore(EntryAppends):
         if leaf_id is not None:
             self.require(leaf_id)
         return self._context.build(leaf_id if leaf_id is not None else self._leaf)
+
+    def context_run(self, leaf_id: str | None = None) -> ProjectedWindow | None:
+        """The entries the context at ``leaf_id`` is made of and their projection, flat.
+
+        What :meth:`context` builds from, for a compaction preparation to read; None when only
+        :func:`~pi_lsp.session.projection.project_path` gives it (see ``ContextBuilder.run``).
+        """
+        leaf = leaf_id if leaf_id is not None else self._leaf
+        return self._context.run(leaf) if leaf is not None else None
 
     def add_listener(self, listener: Listener) -> None:
         """Be told about every new entry (appended here or by another process)."""

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from bench.common import report
-from bench.compare import compare, parse_reported, parse_table, render
+from bench.compare import (
+    Row,
+    backport_clock,
+    compare,
+    parse_reported,
+    parse_table,
+    render,
+)
 
 TYPES_RUN = """\
 validate user + assistant message: 3.33 µs
@@ -87,8 +94,8 @@ def test_compare_pairs_reported_figures_and_leaves_out_constants() -> None:
     assert row.ratio == pytest.approx(2.0 / ((3.3294158 + 4.0) / 2))
     table = render([result])
     assert (
-        "| types | validate user + assistant message | 3.665 µs (3.329-4) | 2 µs (2-2) | 0.55 |"
-        in table
+        "| types | validate user + assistant message | 3.665 µs (3.329-4) | 2 µs (2-2) | 0.55 "
+        "| faster |" in table
     )
     assert "types: 1 figures equal in every run left out" in table
 
@@ -111,3 +118,58 @@ def test_figures_only_on_one_side_are_named() -> None:
     assert result.only_after == ["new figure"]
     assert result.only_before == []
     assert "types: 1 figures only after: ['new figure']" in render([result])
+
+
+OLD_COMMON = """\
+import os
+import statistics
+import time
+from pathlib import Path
+
+SESSIONS = Path("sessions")
+
+
+def median_ms(fn, runs=9, warmup=1):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+"""
+"""The shape of ``bench/common.py`` at ``16a6210``, before ``PI_LSP_BENCH_CLOCK``."""
+
+
+def test_an_old_median_ms_is_given_the_cpu_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = backport_clock(OLD_COMMON)
+    assert source is not None
+    assert "time.perf_counter()" not in source
+    assert source.count("CLOCK()") == 2
+    for setting, clock in (("cpu", "process_time"), ("wall", "perf_counter")):
+        monkeypatch.setenv("PI_LSP_BENCH_CLOCK", setting)
+        namespace: dict[str, object] = {}
+        exec(compile(source, "common.py", "exec"), namespace)
+        assert namespace["CLOCK"].__name__ == clock  # type: ignore[attr-defined]
+        assert namespace["median_ms"](lambda: None) >= 0  # type: ignore[operator]
+
+
+def test_a_common_with_the_clock_or_of_another_shape_is_left_alone() -> None:
+    assert backport_clock(OLD_COMMON.replace("SESSIONS", "PI_LSP_BENCH_CLOCK")) is None
+    assert backport_clock(OLD_COMMON.replace("def median_ms", "def timed")) is None
+    assert backport_clock(OLD_COMMON.replace("import os\n", "")) is None
+
+
+@pytest.mark.parametrize(
+    ("unit", "after", "verdict"),
+    [
+        ("ms", [3.0, 5.0], "same"),  # overlaps the before range 2-4
+        ("ms", [4.5, 6.0], "slower"),
+        ("µs", [1.0, 1.5], "faster"),
+        ("MB/s", [4.5, 6.0], "faster"),
+        ("MB", [4.5, 6.0], "higher"),
+        ("", [1.0, 1.5], "lower"),
+    ],
+)
+def test_the_verdict_needs_ranges_apart(unit: str, after: list[float], verdict: str) -> None:
+    row = Row("s", "m", unit, before=[2.0, 4.0], after=after)
+    assert row.verdict == verdict

@@ -1,7 +1,9 @@
-// The chat webview panel: loads media/chat.html under a CSP that allows only the extension's own
+// The chat webview: loads media/chat.html under a CSP that allows only the extension's own
 // script and styles, with the session's first screen already rendered into it (src/chat/page.ts),
 // pages the session's entries into it (the last PAGE first), forwards the current session's
-// pi/event stream, and turns the webview's messages into commands.
+// pi/event stream, and turns the webview's messages into commands. It lives in an editor tab
+// beside the code (a WebviewPanel, `pi.chat.location` "editor") or in the pi container's Chat
+// view (a WebviewView, "sidebar": resolved once, then only shown and hidden).
 import * as fs from "node:fs";
 import * as vscode from "vscode";
 import type { Entry, FromWebview, ToWebview } from "./chat/messages";
@@ -12,8 +14,12 @@ import type { Sessions } from "./session";
 export const PAGE = 200;
 const now = (): number => performance.timeOrigin + performance.now();
 
-export class ChatPanel implements vscode.Disposable {
+export const VIEW_ID = "pi.chatView";
+
+export class ChatPanel implements vscode.Disposable, vscode.WebviewViewProvider {
   panel: vscode.WebviewPanel | null = null;
+  /** The Chat view, once VS Code resolved it (`pi.chat.location` "sidebar"). */
+  view: vscode.WebviewView | null = null;
   private ready = false;
   /** The panel's HTML holds the current page and nothing was posted since (no reset needed). */
   private inHtml = false;
@@ -74,45 +80,85 @@ export class ChatPanel implements vscode.Disposable {
   }
 
   get visible(): boolean {
-    return !!this.panel?.visible;
+    return !!this.panel?.visible || !!this.view?.visible;
   }
 
-  /** Show the panel (creating it), beside the editor. */
-  show(preserveFocus = false): vscode.WebviewPanel {
+  /** Where `show` puts the chat (`pi.chat.location`). */
+  get location(): "editor" | "sidebar" {
+    return vscode.workspace.getConfiguration("pi").get("chat.location") === "sidebar" ? "sidebar" : "editor";
+  }
+
+  /** The webview the chat is in (the panel's or the view's), if one exists. */
+  get webview(): vscode.Webview | null {
+    return this.panel?.webview ?? this.view?.webview ?? null;
+  }
+
+  /** Show the chat: the editor tab beside the code (created if needed), or the Chat view. */
+  show(preserveFocus = false): void {
+    if (this.location === "sidebar" && !this.panel) {
+      if (this.view) this.view.show(preserveFocus);
+      else {
+        this.timeline.asked = now();
+        // VS Code resolves the view (resolveWebviewView) as it becomes visible
+        void vscode.commands.executeCommand(`${VIEW_ID}.focus`, { preserveFocus });
+      }
+      return;
+    }
     if (this.panel) {
       this.panel.reveal(undefined, preserveFocus);
-      return this.panel;
+      return;
     }
     this.timeline.asked = now();
-    const media = vscode.Uri.joinPath(this.extensionUri, "media");
     const panel = vscode.window.createWebviewPanel(
       "pi.chat",
       "pi",
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus },
-      { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [media] },
+      { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [this.media] },
     );
     this.timeline.panel = now();
-    panel.iconPath = vscode.Uri.joinPath(media, "pi.svg");
-    const template = fs.readFileSync(vscode.Uri.joinPath(media, "chat.html").fsPath, "utf8");
-    const webview = panel.webview;
+    panel.iconPath = vscode.Uri.joinPath(this.media, "pi.svg");
+    this.load(panel.webview);
+    panel.onDidDispose(() => {
+      this.panel = null;
+      this.ready = false;
+      // a Chat view resolved while the tab was open was left empty: it becomes the chat
+      if (this.view) this.load(this.view.webview);
+    }, null, this.disposables);
+    this.panel = panel;
+  }
+
+  /** VS Code shows the Chat view for the first time (or again after it was disposed). */
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.timeline.panel = now();
+    view.webview.options = { enableScripts: true, localResourceRoots: [this.media] };
+    // an open editor tab stays the chat until it is closed; the view then takes over
+    if (!this.panel) this.load(view.webview);
+    view.onDidDispose(() => {
+      if (this.view === view) this.view = null;
+      if (!this.panel) this.ready = false;
+    }, null, this.disposables);
+    this.view = view;
+  }
+
+  private get media(): vscode.Uri {
+    return vscode.Uri.joinPath(this.extensionUri, "media");
+  }
+
+  /** Give a new webview its HTML (with the session's first screen when it is known). */
+  private load(webview: vscode.Webview): void {
+    const template = fs.readFileSync(vscode.Uri.joinPath(this.media, "chat.html").fsPath, "utf8");
     const state = this.sessions.current;
     // the first screen goes into the HTML itself, so it is painted without waiting for chat.js
     const first = state && this.fresh ? this.page() : null;
     this.inHtml = first !== null;
-    panel.webview.html = chatPage(template, {
+    webview.html = chatPage(template, {
       cspSource: webview.cspSource,
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.js")).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(media, "chat.css")).toString(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(this.media, "chat.js")).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(this.media, "chat.css")).toString(),
     }, first);
     this.timeline.html = now();
     this.ready = false;
-    panel.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m), null, this.disposables);
-    panel.onDidDispose(() => {
-      this.panel = null;
-      this.ready = false;
-    }, null, this.disposables);
-    this.panel = panel;
-    return panel;
+    webview.onDidReceiveMessage((m: FromWebview) => this.receive(m), null, this.disposables);
   }
 
   private receive(m: FromWebview): void {
@@ -122,7 +168,7 @@ export class ChatPanel implements vscode.Disposable {
       this.ready = true;
       const pending = this.queue;
       this.queue = [];
-      for (const q of pending) if (q.type !== "reset" && q.type !== "event") void this.panel?.webview.postMessage(q);
+      for (const q of pending) if (q.type !== "reset" && q.type !== "event") void this.webview?.postMessage(q);
       const state = this.sessions.current;
       if (m.initial && this.inHtml) {
         // the page shows what its HTML held, and nothing changed since (inHtml stays true)
@@ -146,13 +192,14 @@ export class ChatPanel implements vscode.Disposable {
   }
 
   post(m: ToWebview): void {
-    if (!this.panel) return;
+    const webview = this.webview;
+    if (!webview) return;
     if (m.type === "reset" || m.type === "event") this.inHtml = false;
     if (!this.ready) {
       this.queue.push(m);
       return;
     }
-    void this.panel.webview.postMessage(m);
+    void webview.postMessage(m);
   }
 
   permission(p: PendingPermission): void {

@@ -3,7 +3,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { ChatPanel } from "./chatPanel";
+import { ChatPanel, VIEW_ID } from "./chatPanel";
 import type { FromWebview } from "./chat/messages";
 import type { PendingPermission } from "./chat/model";
 import { registerCommands } from "./commands";
@@ -21,6 +21,8 @@ export interface Api {
   chat: ChatPanel;
   tree: TreeView;
   sessionsView: SessionsView;
+  /** The status bar item: the session's context meter (tokens / window, %), model, thinking. */
+  status: vscode.StatusBarItem;
   /** Files' text before the running/last turn changed them (Open diff). */
   before: Map<string, string>;
   /** Permission prompts waiting for an answer, by request id (answer = call with a decision). */
@@ -55,12 +57,14 @@ export function activate(context: vscode.ExtensionContext): Api {
   let nextRequest = 0;
   const pending = new Map<string, (d: PermissionResult["decision"], note?: string) => void>();
   const asked = new Map<string, PendingPermission>();
-  const api: Api = { daemon, sessions, chat, tree, sessionsView, before, permissions: pending };
+  const api: Api = { daemon, sessions, chat, tree, sessionsView, status, before, permissions: pending };
   daemon.permissionHandler = (p: PermissionRequestParams, token) =>
     new Promise<PermissionResult>((resolve) => {
       const requestId = `perm-${++nextRequest}`;
       const timeoutMs = Number(vscode.workspace.getConfiguration("pi").get("permissions.timeoutMs")) || 120000;
-      const timer = setTimeout(() => finish("deny", `No answer to "${p.detail}" within ${Math.round(timeoutMs / 1000)} s: denied.`), timeoutMs);
+      const unanswered = `No answer to "${p.detail}" within ${Math.round(timeoutMs / 1000)} s: denied.`;
+      const timer = setTimeout(() => finish("deny", unanswered), timeoutMs);
+      const askedAt = Date.now();
       const finish = (decision: PermissionResult["decision"], note?: string): void => {
         if (!pending.has(requestId)) return;
         pending.delete(requestId);
@@ -71,7 +75,9 @@ export function activate(context: vscode.ExtensionContext): Api {
       };
       pending.set(requestId, finish);
       asked.set(requestId, { requestId, kind: p.kind, toolName: p.toolName, toolCallId: p.toolCallId, detail: p.detail });
-      token.onCancellationRequested(() => finish("deny", `The request to run "${p.detail}" was withdrawn.`));
+      // the daemon withdraws the request when its own timeout (the same setting) runs out, or when
+      // the turn stops; the note says which
+      token.onCancellationRequested(() => finish("deny", Date.now() - askedAt >= timeoutMs * 0.9 ? unanswered : `The request to run "${p.detail}" was withdrawn: the turn stopped.`));
       chat.permission(asked.get(requestId)!);
       if (!chat.visible) {
         const what = p.kind === "bash" ? `pi wants to run: ${p.detail}` : `pi wants to write outside the workspace: ${p.detail}`;
@@ -109,6 +115,7 @@ export function activate(context: vscode.ExtensionContext): Api {
     status,
     tree.view,
     sessionsView.view,
+    vscode.window.registerWebviewViewProvider(VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: true } }),
     vscode.workspace.registerTextDocumentContentProvider("pi-before", {
       provideTextDocumentContent: (uri) => before.get(uri.path) ?? "",
     }),

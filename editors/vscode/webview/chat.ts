@@ -218,7 +218,7 @@ let benchEvents = false;
 /** Report the frame that shows a change (after the DOM update, at the next animation frame); for
  * the HTML's own first page, once the browser reports its first contentful paint (or after 1 s,
  * e.g. when the panel is hidden and nothing paints), with that paint's time. */
-function painted(kind: "reset" | "event", seq?: number, prerendered = false): void {
+function painted(kind: "reset" | "event" | "frame", seq?: number, prerendered = false): void {
   requestAnimationFrame(() => {
     const report = { type: "painted", kind, ...(seq !== undefined ? { seq } : {}), at: performance.timeOrigin + performance.now(), items: model.items.length, shown: nodes.size } as const;
     loadHighlighter();
@@ -267,6 +267,7 @@ window.addEventListener("message", (e: MessageEvent) => {
       break;
     case "bench":
       benchEvents = m.events;
+      if (m.frame) painted("frame");
       break;
     case "permission":
       render(model.askPermission(m.request));

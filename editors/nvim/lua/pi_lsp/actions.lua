@@ -221,6 +221,9 @@ function M.sessions()
   end)
 end
 
+--- The model picker. Listing the models can take seconds (the first list of a litellm
+--- install waits for its import), so the user sees "loading models…" at once (a message and
+--- the winbar), then the picker, or an error saying what failed.
 function M.model(id)
   local function set(model)
     call("pi/session/setModel", { model = model }, function(s)
@@ -231,11 +234,27 @@ function M.model(id)
   if id then
     return set(id)
   end
+  if state.loading_models then
+    return vim.notify("pi_lsp: still loading models…")
+  end
+  state.loading_models = true
+  vim.notify("pi_lsp: loading models…")
+  vim.cmd("redrawstatus!")
   client.request("pi/models/list", {}, function(err, result)
+    state.loading_models = false
+    vim.cmd("redrawstatus!")
     if err then
-      return fail(err)
+      local why = type(err) == "table" and (err.message or vim.inspect(err)) or tostring(err)
+      return M.error("could not list the models: " .. why)
     end
-    vim.ui.select(result.models or {}, {
+    local models = result and result.models or {}
+    if #models == 0 then
+      return M.error(
+        "no models to choose from: set a provider key (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY)"
+          .. " in the daemon's environment, or settings.models / defaultModel in setup()"
+      )
+    end
+    vim.ui.select(models, {
       prompt = "pi model",
       kind = "pi_lsp.model",
       format_item = function(m)

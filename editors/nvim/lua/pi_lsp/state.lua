@@ -5,6 +5,7 @@ local M = {}
 M.session = nil ---@type pi_lsp.PiSessionStateResult?
 M.cost = 0
 M.elsewhere = false --- entries are being appended by another process
+M.loading_models = false --- a pi/models/list request is out (the model picker waits for it)
 M.listeners = {} ---@type fun()[]
 
 function M.on_change(fn)
@@ -80,7 +81,11 @@ function M.format(s, cost, elsewhere)
 end
 
 function M.status()
-  return M.format(M.session, M.cost, M.elsewhere)
+  local text = M.format(M.session, M.cost, M.elsewhere)
+  if M.loading_models then
+    text = text == "" and "loading models…" or text .. " · loading models…"
+  end
+  return text
 end
 
 return M

@@ -25,8 +25,39 @@ async function until<T>(fn: () => T | undefined | false, ms = 120000): Promise<T
   }
 }
 
-function closeChat(): void {
+/** Where the chat is (PI_BENCH_LOCATION, bench/run.mjs): an editor tab, or the pi container's
+ * Chat view. Closing the tab disposes its webview; the view is only hidden (the side bar closed). */
+const location = process.env.PI_BENCH_LOCATION === "sidebar" ? "sidebar" : "editor";
+/** PI_BENCH_ONLY=firstPaint: only the first-paint benchmark (the runner's second window). */
+const only = process.env.PI_BENCH_ONLY;
+
+async function closeChat(): Promise<void> {
   api.chat.panel?.dispose();
+  if (api.chat.view?.visible) {
+    await vscode.commands.executeCommand("workbench.action.closeSidebar");
+    await until(() => !api.chat.view?.visible);
+  }
+}
+
+/** A Chat view shown again: from pi.openChat to the frame after it is visible (the webview is
+ * retained: nothing is loaded or rendered; the frame is asked for as soon as VS Code reports the
+ * view visible, so the figure includes that message's way into the webview). */
+async function revealPaint(t0: number): Promise<number> {
+  const frame = new Promise<number>((resolve) => {
+    const d = api.chat.onPainted((m) => {
+      if (m.kind === "frame") {
+        d.dispose();
+        resolve(m.at);
+      }
+    });
+  });
+  await vscode.commands.executeCommand("pi.openChat");
+  await until(() => api.chat.view?.visible, 30000);
+  const visible = now();
+  api.chat.post({ type: "bench", events: false, frame: true });
+  const at = await frame;
+  breakdowns.push({ viewVisible: round(visible - t0), painted: round(at - t0) });
+  return at - t0;
 }
 
 /** One first paint, step by step (ms from pi.openChat): the panel created and given its HTML
@@ -47,8 +78,9 @@ function frameEvents(from: number, to: number): { at: number; ev: string; url: s
 }
 
 async function firstPaint(): Promise<number> {
-  closeChat();
+  await closeChat();
   const t0 = now();
+  if (location === "sidebar" && api.chat.view) return revealPaint(t0);
   const n0 = api.chat.received.filter((m) => m.type === "ready").length;
   const painted = new Promise<Extract<FromWebview, { type: "painted" }>>((resolve) => {
     const d = api.chat.onPainted((m) => {
@@ -101,6 +133,8 @@ describe("benchmarks", () => {
   before(async () => {
     api = await vscode.extensions.getExtension<Api>("pi-lsp.pi-lsp")!.activate();
     await until(() => api.daemon.isRunning);
+    await vscode.workspace.getConfiguration("pi").update("chat.location", location, vscode.ConfigurationTarget.Workspace);
+    await until(() => api.chat.location === location);
   });
 
   after(() => fs.writeFileSync(process.env.PI_BENCH_RESULT!, JSON.stringify(result, null, 2)));
@@ -112,10 +146,18 @@ describe("benchmarks", () => {
     const times: number[] = [];
     for (let i = 0; i < 7; i++) times.push(await firstPaint());
     await new Promise((r) => setTimeout(r, 100));
-    const steps = Object.keys(breakdowns[0]);
-    const medianSteps = Object.fromEntries(steps.map((k) => [k, median(breakdowns.map((b) => b[k]).filter((v): v is number => v !== null))]));
-    result.firstPaint1000 = { medianMs: round(median(times)), runs: times.map(round), medianStepsMs: medianSteps, steps: breakdowns, lastRunFrames: lastFrames };
+    // the first chat of the window apart from the later ones (a later editor tab waits ~1 s on
+    // code-server's webview service worker; a later Chat view is only shown again)
+    const later = breakdowns.slice(1);
+    const steps = Object.keys(later[0]);
+    const medianSteps = Object.fromEntries(steps.map((k) => [k, median(later.map((b) => b[k]).filter((v): v is number => v !== null))]));
+    result[`firstPaint1000_${location}`] = {
+      firstOfWindowMs: round(times[0]), laterMedianMs: round(median(times.slice(1))), runs: times.map(round),
+      firstOfWindowSteps: breakdowns[0], laterMedianStepsMs: medianSteps, steps: breakdowns, lastRunFrames: lastFrames,
+    };
   });
+
+  if (only === "firstPaint") return;
 
   it("streamed delta: notification reaches the extension → painted in the panel", async () => {
     await vscode.commands.executeCommand("pi.newSession");
@@ -139,7 +181,8 @@ describe("benchmarks", () => {
     result.deltaOnScreen = { events: lat.length, medianMs: round(median(lat)), p95Ms: round(pct(lat, 0.95)), maxMs: round(Math.max(...lat)) };
   });
 
-  it("the 22k-entry session: tree shown, chat first paint, scrolling the tree", async () => {
+  it("the 22k-entry session: tree shown, chat first paint, scrolling the tree", async function () {
+    this.timeout(300000); // mocha's 60 s would end the window while the runner scrolls
     const src = process.env.PI_BENCH_LARGE!;
     const file = path.join(dir, "bench-large-20k.jsonl");
     fs.writeFileSync(file, zlib.gunzipSync(fs.readFileSync(src)));
@@ -161,6 +204,9 @@ describe("benchmarks", () => {
     (result.large as Record<string, unknown>).chatFirstPaintMs = round(median(paints));
     // let the runner scroll the tree in the workbench while it watches for long tasks
     await vscode.commands.executeCommand("pi.tree.focus");
+    // the view shown and its first row on screen before the runner looks for it
+    await until(() => api.tree.view?.visible);
+    await api.tree.view!.reveal(api.tree.getChildren()[0], { select: false, focus: true });
     fs.writeFileSync(path.join(dir, "scroll-ready"), "");
     await until(() => fs.existsSync(path.join(dir, "scroll-done")), 120000);
     result.scroll = JSON.parse(fs.readFileSync(path.join(dir, "scroll-done"), "utf8"));

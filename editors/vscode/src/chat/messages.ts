@@ -12,8 +12,9 @@ export type ToWebview =
   | { type: "permissionClosed"; requestId: string; note?: string }
   | { type: "setInput"; text: string }
   | { type: "notice"; level: "info" | "warning" | "error"; text: string }
-  /** Benchmarks: report when each event's change was painted. */
-  | { type: "bench"; events: boolean };
+  /** Benchmarks: report when each event's change was painted; `frame`: report the next frame
+   * (a retained Chat view shown again paints nothing new). */
+  | { type: "bench"; events: boolean; frame?: boolean };
 
 export type MessageAction = "editAndBranch" | "branch" | "label" | "fork" | "copy";
 
@@ -35,4 +36,4 @@ export type FromWebview =
   /** After a reset (always) or an event (bench mode): the frame that shows it, in epoch ms. */
   /** `items` in the model, `shown` of them rendered in that frame (a reset paints the newest first).
    * `prerendered`: the reset was the page's own HTML, first painted at `firstContentfulPaint`. */
-  | { type: "painted"; kind: "reset" | "event"; seq?: number; at: number; items: number; shown: number; prerendered?: boolean; firstContentfulPaint?: number };
+  | { type: "painted"; kind: "reset" | "event" | "frame"; seq?: number; at: number; items: number; shown: number; prerendered?: boolean; firstContentfulPaint?: number };

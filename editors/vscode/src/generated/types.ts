@@ -89,6 +89,12 @@ export type EditMode = "editor" | "disk";
  * The type of each schema file in schemas/, by its stem (pi-session-state.result → SessionState).
  */
 export interface Schemas {
+  "acp-pi-branch.params": AcpBranchParams;
+  "acp-pi-compact.params": AcpCompactParams;
+  "acp-pi-label.params": AcpLabelParams;
+  "acp-pi-rename.params": AcpRenameParams;
+  "acp-pi-steer.params": AcpSteerParams;
+  "acp-pi-tree.params": AcpSessionParams;
   "agent-event": AgentEvent;
   "compaction-plan": CompactionPlanSchema;
   "compaction-result": CompactionResult;
@@ -148,6 +154,82 @@ export interface Schemas {
   "tool-ls-arguments": LsParams;
   "tool-read-arguments": ReadParams;
   "tool-write-arguments": WriteParams;
+}
+/**
+ * ``_pi/branch``: move the leaf to any entry.
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "AcpBranchParams".
+ */
+export interface AcpBranchParams {
+  sessionId: string;
+  entryId: string;
+  /**
+   * Summarize the branch being left into a ``branch_summary`` entry.
+   */
+  summary?: boolean;
+  /**
+   * Extra instructions for that summary.
+   */
+  focus?: string | null;
+  /**
+   * Bookmark to set on the summary (or on the target when no summary is written).
+   */
+  label?: string | null;
+  /**
+   * Replay the new active branch as ``session/update``s before answering.
+   */
+  replay?: boolean;
+}
+/**
+ * ``_pi/compact``: compact now (``focus``: what the summary should concentrate on).
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "AcpCompactParams".
+ */
+export interface AcpCompactParams {
+  sessionId: string;
+  focus?: string | null;
+}
+/**
+ * ``_pi/label``: set (text) or clear (null or empty) an entry's bookmark.
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "AcpLabelParams".
+ */
+export interface AcpLabelParams {
+  sessionId: string;
+  entryId: string;
+  label?: string | null;
+}
+/**
+ * ``_pi/rename``: name the session.
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "AcpRenameParams".
+ */
+export interface AcpRenameParams {
+  sessionId: string;
+  name: string;
+}
+/**
+ * ``_pi/steer``: a steering message for the running turn.
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "AcpSteerParams".
+ */
+export interface AcpSteerParams {
+  sessionId: string;
+  text: string;
+}
+/**
+ * ``_pi/tree``, and the session every ``_pi/…`` method names.
+ *
+ * This interface was referenced by `Schemas`'s JSON-Schema
+ * via the `definition` "AcpSessionParams".
+ */
+export interface AcpSessionParams {
+  sessionId: string;
 }
 /**
  * A run begins (one prompt, or a continuation after a retry or compaction).

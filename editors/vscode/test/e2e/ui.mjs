@@ -155,7 +155,7 @@ try {
     await web.locator(".item.assistant", { hasText: "Reading first." }).waitFor({ timeout: 15000 });
   });
 
-  await step("with the chat closed, a permission is a notification; Allow once runs the command", async () => {
+  await step("with the chat closed, a permission is a notification; Allow once runs the command; Ctrl+Alt+I reopens the chat", async () => {
     await page.locator(".tab", { hasText: /^pi/ }).first().click({ button: "middle" });
     await page.locator("iframe.webview.ready").waitFor({ state: "detached", timeout: 10000 });
     await palette("pi: Send Prompt…");
@@ -166,7 +166,9 @@ try {
     await toast.waitFor({ timeout: 30000 });
     await page.screenshot({ path: join(shots, "ui-notification.png") });
     await toast.locator(".monaco-button", { hasText: "Allow once" }).click();
-    await palette("pi: Open Chat");
+    // the default keybinding opens the chat again (package.json: ctrl+alt+i)
+    await page.locator(".monaco-editor .view-lines", { hasText: "return a + b" }).first().click();
+    await page.keyboard.press("Control+Alt+KeyI");
     await web.locator(".tool.done", { hasText: "echo tests pass" }).waitFor({ timeout: 30000 });
     await web.locator(".item.assistant", { hasText: "no longer calls" }).waitFor({ timeout: 30000 });
   });

@@ -6,10 +6,13 @@ import * as vscode from "vscode";
 import type { FromWebview } from "../../src/chat/messages";
 import type { Api } from "../../src/extension";
 import { until } from "../until";
-import type { BranchResult, CompactionResult, EventNotification, SessionState } from "../../src/protocol";
+import { METHODS, type BranchResult, type CompactionResult, type EventNotification, type SessionState, type TreeResult } from "../../src/protocol";
 
 let api: Api;
 const events: EventNotification[] = [];
+/** Every method the extension asked the daemon (the tree must not be refetched during a turn). */
+const requested: string[] = [];
+const asked = (method: string): number => requested.filter((m) => m === method).length;
 const ws = (): vscode.Uri => vscode.workspace.workspaceFolders![0].uri;
 
 const count = (type: string): number => events.filter((e) => e.event.type === type).length;
@@ -24,6 +27,11 @@ describe("pi extension in the real extension host", () => {
     api = await ext.activate();
     await until("daemon", () => api.daemon.isRunning, 60000);
     api.sessions.listen({ event: (n) => void events.push(n) });
+    const request = api.daemon.request.bind(api.daemon);
+    api.daemon.request = (<R>(method: string, params?: unknown): Promise<R> => {
+      requested.push(method);
+      return request<R>(method, params as never);
+    }) as typeof api.daemon.request;
   });
 
   it("starts the daemon from pi.server.command, passing the settings", () => {
@@ -50,6 +58,7 @@ describe("pi extension in the real extension host", () => {
     await editor.edit((e) => e.insert(new vscode.Position(1, doc.lineAt(1).text.length), "  # unsaved"));
     assert.ok(doc.isDirty);
     const before = count("agent_end");
+    const treeAsked = asked(METHODS.sessionTree);
     user = (await vscode.commands.executeCommand("pi.sendPrompt", "please fix add")) as string;
     assert.match(user, /^[0-9a-f]{8}$/);
     const [id, answer] = await until("permission prompt", () => [...api.permissions.entries()][0]);
@@ -58,6 +67,10 @@ describe("pi extension in the real extension host", () => {
     await until("agent_end", () => count("agent_end") > before, 60000);
     assert.equal(doc.getText(), "def add(a, b):\n    return a + b  # unsaved\n", "edited in the buffer, unsaved comment kept");
     assert.ok(doc.isDirty, "not saved behind the user's back");
+    assert.equal(asked(METHODS.sessionTree), treeAsked, "the tree followed the turn from entry_appended, without refetching it");
+    // the status bar's context meter: model, thinking level, tokens of the model's window
+    assert.match(api.status.text, /^\$\(comment-discussion\) pi (\d+\.\d%|\?)$/);
+    assert.match(String(api.status.tooltip), /openai\/fake-model · thinking \w+ · (\d+|\?) \/ 100000 tokens/);
     const ran = events.find((e) => e.event.type === "tool_execution_end" && (e.event as { toolName?: string }).toolName === "bash");
     assert.ok(ran && !(ran.event as { isError?: boolean }).isError, "bash ran after allowOnce");
     assert.equal(api.before.get(path.join(ws().fsPath, "calc.py")), "def add(a, b):\n    return abs(a) + b  # unsaved\n", "text before the turn kept for Open diff");
@@ -78,6 +91,10 @@ describe("pi extension in the real extension host", () => {
     const r = (await vscode.commands.executeCommand("pi.showTree")) as { nodes: number; leafId: string };
     assert.ok(r.nodes >= 8, `nodes ${r.nodes}`);
     assert.equal(r.leafId, api.sessions.current?.leafId);
+    // what the events built is what the daemon's tree says now
+    const fresh = await api.daemon.request<TreeResult>(METHODS.sessionTree, { sessionId: api.sessions.current!.sessionId });
+    assert.deepEqual([...api.tree.model.nodes.keys()].sort(), fresh.nodes.map((n) => n.id).sort());
+    assert.equal(api.tree.model.leafId, fresh.leafId);
     const userNode = api.tree.model.nodes.get(user);
     assert.ok(userNode?.onActivePath);
     firstAnswer = [...api.tree.model.nodes.values()].find((n) => n.role === "assistant" && n.preview.startsWith("Fixed"))!.id;
@@ -112,9 +129,10 @@ describe("pi extension in the real extension host", () => {
       });
     });
     const posted: string[] = [];
-    const panel = api.chat.show();
-    const post = panel.webview.postMessage.bind(panel.webview);
-    panel.webview.postMessage = (m: { type: string }) => {
+    api.chat.show();
+    const webview = api.chat.webview!;
+    const post = webview.postMessage.bind(webview);
+    webview.postMessage = (m: { type: string }) => {
       posted.push(m.type);
       return post(m);
     };
@@ -127,6 +145,47 @@ describe("pi extension in the real extension host", () => {
     assert.deepEqual(posted, ["notice"]);
   });
 
+  it("pi.chat.location sidebar: pi.openChat shows the Chat view, with its first screen; shown again, it is not reloaded", async () => {
+    const cfg = vscode.workspace.getConfiguration("pi");
+    api.chat.panel?.dispose();
+    await cfg.update("chat.location", "sidebar", vscode.ConfigurationTarget.Workspace);
+    try {
+      const readies = (): number => api.chat.received.filter((m) => m.type === "ready").length;
+      const before = readies();
+      const painted = new Promise<Extract<FromWebview, { type: "painted" }>>((resolve) => {
+        const d = api.chat.onPainted((m) => {
+          if (m.kind === "reset") {
+            d.dispose();
+            resolve(m);
+          }
+        });
+      });
+      const r = (await vscode.commands.executeCommand("pi.openChat")) as { sessionId: string };
+      assert.equal(r.sessionId, api.sessions.current?.sessionId);
+      const p = await painted;
+      assert.ok(api.chat.view?.visible, "the Chat view is shown");
+      assert.equal(api.chat.panel, null, "no editor tab");
+      assert.equal(p.prerendered, true, "its HTML held the first screen");
+      assert.equal(readies(), before + 1);
+      await vscode.commands.executeCommand("workbench.action.closeSidebar");
+      await until("view hidden", () => !api.chat.view?.visible);
+      await vscode.commands.executeCommand("pi.openChat");
+      await until("view shown again", () => api.chat.view?.visible);
+      // the same page (retained while hidden): no second ready, and it still answers
+      const frame = new Promise<unknown>((resolve) => {
+        const d = api.chat.onPainted((m) => m.kind === "frame" && (d.dispose(), resolve(m)));
+      });
+      api.chat.post({ type: "bench", events: false, frame: true });
+      await frame;
+      assert.equal(readies(), before + 1, "not reloaded");
+    } finally {
+      await cfg.update("chat.location", undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand("workbench.action.closeSidebar");
+    }
+    api.chat.show();
+    await until("chat tab again", () => api.chat.panel !== null && vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.label === "pi")));
+  });
+
   it("pi.renameSession, pi.selectModel, pi.selectThinkingLevel return the new state", async () => {
     const s1 = (await vscode.commands.executeCommand("pi.renameSession", "Fix add()")) as SessionState;
     assert.equal(s1.sessionName, "Fix add()");
@@ -134,6 +193,25 @@ describe("pi extension in the real extension host", () => {
     assert.equal(s2.model?.modelId, "fake-model-2");
     const s3 = (await vscode.commands.executeCommand("pi.selectThinkingLevel", "high")) as SessionState;
     assert.equal(s3.thinkingLevel, "high");
+  });
+
+  it("a changed pi.* setting reaches the running daemon (didChangeConfiguration): a new session gets the new default model", async () => {
+    const cfg = vscode.workspace.getConfiguration("pi");
+    const old = cfg.inspect<string>("defaultModel")?.workspaceValue;
+    const current = api.sessions.current!;
+    await cfg.update("defaultModel", "openai/fake-model-2", vscode.ConfigurationTarget.Workspace);
+    try {
+      const model = await until("the new default in a new session", async () => {
+        await vscode.commands.executeCommand("pi.newSession");
+        return api.sessions.current?.model?.modelId === "fake-model-2" && api.sessions.current.model.modelId;
+      }, 15000);
+      assert.equal(model, "fake-model-2");
+    } finally {
+      await cfg.update("defaultModel", old, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand("pi.openSession", current.sessionFile);
+      await api.tree.loaded;
+    }
+    assert.equal(api.sessions.current?.sessionId, current.sessionId, "back on the session");
   });
 
   it("pi.branchFromMessage with a summary: the leaf moves, a branch_summary node appears", async () => {
@@ -158,7 +236,11 @@ describe("pi extension in the real extension host", () => {
     const r = (await vscode.commands.executeCommand("pi.compact", { focus: "the fix" })) as CompactionResult;
     assert.match(r.summary, /Fix add\(\)/);
     assert.ok(r.tokensBefore > 0);
-    await until("compaction node", () => [...api.tree.model.nodes.values()].some((n) => n.type === "compaction"));
+    const node = await until("compaction node", () => [...api.tree.model.nodes.values()].find((n) => n.type === "compaction"));
+    // its row in the tree shows the summary (a compaction is not silent), as its own kind of row
+    const item = api.tree.getTreeItem({ kind: "node", id: node.id });
+    assert.match(String(item.label), /Fix add\(\)/);
+    assert.equal(item.contextValue, "entry.compaction");
   });
 
   it("pi.abort stops a streaming turn and returns the queued texts", async () => {
@@ -203,14 +285,47 @@ describe("pi extension in the real extension host", () => {
     await vscode.workspace.getConfiguration("pi").update("permissions.timeoutMs", 1500, vscode.ConfigurationTarget.Workspace);
     try {
       await vscode.commands.executeCommand("pi.newSession");
+      const closed: (string | undefined)[] = [];
+      const permissionClosed = api.chat.permissionClosed.bind(api.chat);
+      api.chat.permissionClosed = (requestId, note) => {
+        closed.push(note);
+        permissionClosed(requestId, note);
+      };
       const before = count("agent_end");
       await vscode.commands.executeCommand("pi.sendPrompt", "please fix add");
       await until("agent_end", () => count("agent_end") > before, 60000);
+      api.chat.permissionClosed = permissionClosed;
+      assert.ok(closed.some((n) => /^No answer to "echo tests pass" within 2 s: denied\.$/.test(n ?? "")), `the panel's note: ${JSON.stringify(closed)}`);
       const end = [...events].reverse().find((e) => e.event.type === "tool_execution_end" && (e.event as { toolName?: string }).toolName === "bash");
       assert.ok(end && (end.event as { isError?: boolean }).isError, "bash refused after the timeout");
       assert.equal(api.permissions.size, 0, "nothing left hanging");
     } finally {
       await vscode.workspace.getConfiguration("pi").update("permissions.timeoutMs", undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it("a malformed or unknown pi/event is ignored with a log line; the chat keeps working", async () => {
+    const lines: string[] = [];
+    const log = api.sessions.log;
+    api.sessions.log = (line) => {
+      lines.push(line);
+      log(line);
+    };
+    // delivered as the language client delivers pi/event notifications
+    const inject = (n: unknown): void => (api.daemon as unknown as { events: vscode.EventEmitter<unknown> }).events.fire(n);
+    try {
+      inject({ sessionId: 42, event: "not an object" });
+      inject(null);
+      assert.equal(lines.filter((l) => l.startsWith("ignored a malformed pi/event")).length, 2, lines.join("\n"));
+      const state = api.sessions.current!;
+      inject({ sessionId: state.sessionId, seq: (await api.daemon.request<SessionState>(METHODS.sessionState, { sessionId: state.sessionId })).lastSeq + 1, event: { type: "no_such_event" } });
+      const before = count("agent_end");
+      const entryId = (await vscode.commands.executeCommand("pi.sendPrompt", "still there after a bad event?")) as string;
+      assert.match(entryId, /^[0-9a-f]{8}$/);
+      await until("agent_end", () => count("agent_end") > before, 60000);
+      assert.equal(lines.filter((l) => l.includes("seq jumped")).length, 0, "no reload for the injected event");
+    } finally {
+      api.sessions.log = log;
     }
   });
 

@@ -219,6 +219,19 @@ await check("setInput fills the box (Edit & branch), header shows name, model, m
   assert((await page.textContent("#name")) === "Fix add()", "name");
   assert((await page.textContent("#model")) === "openai/fake-model", "model");
   assert(/5000 \/ 100000 tokens \(5\.0%\)/.test(await page.textContent("#meter")), await page.textContent("#meter"));
+  // a chat as narrow as a tab beside the code: the name and the model are shown whole (the
+  // pickers move to a line of their own), not cut to "Fix a…" and "openai/fa…"
+  await page.setViewportSize({ width: 420, height: 900 });
+  try {
+    const cut = await page.evaluate(() => ["#name", "#model", "#thinking", "#new"].filter((sel) => {
+      const e = document.querySelector(sel);
+      const r = e.getBoundingClientRect();
+      return e.scrollWidth > e.clientWidth || r.right > document.documentElement.clientWidth;
+    }));
+    assert(cut.length === 0, `cut or off screen at 420 px: ${cut.join(", ")}`);
+  } finally {
+    await page.setViewportSize({ width: 900, height: 900 });
+  }
 });
 
 await check("an edit the editor refused as stale: an open error card with the daemon's reason, no file listed", async () => {
