@@ -214,7 +214,9 @@ async def test_a_second_prompt_while_running_is_refused_clearly(acp_agent: Any) 
     running = asyncio.ensure_future(
         agent.conn.prompt(session_id=session, prompt=[text_block(f"one, {SLOW}")])
     )
-    while not fake.bodies:  # the turn runs: its model call is waiting for its reply
+    # the turn runs: its model call waits for its reply (``bodies`` would wait for the lock
+    # the held responder keeps)
+    while not fake.requests:
         await asyncio.sleep(0.01)
     with pytest.raises(RequestError) as refused:
         await agent.conn.prompt(session_id=session, prompt=[text_block("two")])
