@@ -117,6 +117,7 @@ export class ChatPanel implements vscode.Disposable, vscode.WebviewViewProvider 
     );
     this.timeline.panel = now();
     panel.iconPath = vscode.Uri.joinPath(this.media, "pi.svg");
+    panel.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m), null, this.disposables);
     this.load(panel.webview);
     panel.onDidDispose(() => {
       this.panel = null;
@@ -131,6 +132,7 @@ export class ChatPanel implements vscode.Disposable, vscode.WebviewViewProvider 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.timeline.panel = now();
     view.webview.options = { enableScripts: true, localResourceRoots: [this.media] };
+    view.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m), null, this.disposables);
     // an open editor tab stays the chat until it is closed; the view then takes over
     if (!this.panel) this.load(view.webview);
     view.onDidDispose(() => {
@@ -144,7 +146,8 @@ export class ChatPanel implements vscode.Disposable, vscode.WebviewViewProvider 
     return vscode.Uri.joinPath(this.extensionUri, "media");
   }
 
-  /** Give a new webview its HTML (with the session's first screen when it is known). */
+  /** Give a webview its HTML (with the session's first screen when it is known); its messages
+   * are listened to once, where the webview is made (a view may be loaded again). */
   private load(webview: vscode.Webview): void {
     const template = fs.readFileSync(vscode.Uri.joinPath(this.media, "chat.html").fsPath, "utf8");
     const state = this.sessions.current;
@@ -158,7 +161,6 @@ export class ChatPanel implements vscode.Disposable, vscode.WebviewViewProvider 
     }, first);
     this.timeline.html = now();
     this.ready = false;
-    webview.onDidReceiveMessage((m: FromWebview) => this.receive(m), null, this.disposables);
   }
 
   private receive(m: FromWebview): void {

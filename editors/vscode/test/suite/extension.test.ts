@@ -231,8 +231,12 @@ describe("pi extension in the real extension host", () => {
     await until("tree leaf", () => api.tree.model.leafId === r.leafId);
   });
 
-  it("pi.compact compacts (focus) and returns the result", async () => {
-    await vscode.commands.executeCommand("pi.branchFromMessage", { entryId: firstAnswer, summarize: false });
+  it("a click on a tree row goes there (the row's command, no prompt); pi.compact compacts (focus) and returns the result", async () => {
+    const row = api.tree.getTreeItem({ kind: "node", id: firstAnswer });
+    assert.equal(row.command?.command, "pi.branchFromMessage");
+    const moved = (await vscode.commands.executeCommand(row.command.command, ...(row.command.arguments ?? []))) as BranchResult;
+    assert.equal(moved.leafId, firstAnswer);
+    assert.equal(api.sessions.current?.leafId, firstAnswer);
     const r = (await vscode.commands.executeCommand("pi.compact", { focus: "the fix" })) as CompactionResult;
     assert.match(r.summary, /Fix add\(\)/);
     assert.ok(r.tokensBefore > 0);
