@@ -8,7 +8,8 @@ trees have) then runs ``--runs`` times from each tree, the two trees alternating
 odd rounds, after first in even ones), each run a fresh process of this virtualenv with
 ``PYTHONPATH`` and the working folder set to its tree, so every tree measures itself with its own
 script. ``--clock cpu`` (the default) sets ``PI_LSP_BENCH_CLOCK=cpu`` where both trees' scripts
-offer it, which makes the in-process figures comparable while other work shares the machine.
+offer it, which makes the in-process figures comparable while other work shares the machine; an
+exported revision older than that switch gets it in its ``median_ms`` (:func:`backport_clock`).
 
 Figures are read from the ``#measure`` lines of :func:`bench.common.report` when both trees print
 them; otherwise (scripts older than ``report``) from every number of the human output, each named

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,13 @@ def agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     return folder
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """pi_lsp's cache (the model-list file, ``PI_LSP_CACHE_DIR``) in a folder of this test run,
+    for the tests and every daemon they start, so a run never writes into the user's
+    ``~/.cache``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PI_LSP_CACHE_DIR", str(tmp_path_factory.mktemp("pi-lsp-cache")))
+        yield None

@@ -9,7 +9,8 @@ leaving the disk alone until ``save``) and sends ``didChange`` for every change 
 records every applyEdit request, ``pi/event`` notification and permission request.
 
 ``mode`` chooses the applyEdit answer: ``accept``; ``refuse``; ``type-first`` (the user types
-just before the edit lands); ``slow`` (a refusal after a second); ``stale`` and ``type-after``
+just before the edit lands); ``slow`` (a refusal held back until the test sets ``late``, e.g.
+once the server has given up waiting); ``stale`` and ``type-after``
 (Neovim without version checks: the user's typing and the edit in one didChange).
 """
 
@@ -28,6 +29,7 @@ from pytest_lsp import LanguageClient
 from pi_lsp.devtools import builders
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.protocol.language_server import LspTextDocument
+from tests.deadlines import HANG
 
 VSCODE_CAPABILITIES = converters.get_converter().structure(
     builders.VSCODE_CAPABILITIES, T.ClientCapabilities
@@ -69,6 +71,8 @@ class Editor:
         """Keep didChange notifications back until ``release``."""
         self.held: list[T.DidChangeTextDocumentParams] = []
         self.answered = asyncio.Event()
+        self.late = asyncio.Event()
+        """Releases the answers held back in ``slow`` mode."""
         self.on_apply: Callable[[T.ApplyWorkspaceEditParams], T.ApplyWorkspaceEditResult] | None
         self.on_apply = None
         """Replaces the answer (the request is still recorded)."""
@@ -134,12 +138,12 @@ class Editor:
         return answer
 
     async def wait_for(
-        self, kind: str, count: int = 1, timeout: float = 60
+        self, kind: str, count: int = 1, timeout: float = HANG
     ) -> list[dict[str, Any]]:
         """Wait until ``count`` ``pi/event``s of type ``kind`` arrived; returns them.
 
-        The first turn of a daemon imports litellm (20-40 s on a loaded machine), hence the
-        generous default: it guards against a hang, it measures nothing.
+        The first turn of a daemon imports litellm (40 s and more on a loaded machine), hence
+        the default (``tests.deadlines.HANG``): it guards against a hang, it measures nothing.
         """
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
@@ -158,7 +162,7 @@ class Editor:
             if self.on_apply is not None:
                 return self.on_apply(params)
             if self.mode == "slow":
-                await asyncio.sleep(1.0)
+                await self.late.wait()
                 return T.ApplyWorkspaceEditResult(applied=False, failure_reason="too late")
             if self.mode == "refuse":
                 return T.ApplyWorkspaceEditResult(applied=False, failure_reason=REFUSAL)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.acp.acp_schema import Checker
+from tests.deadlines import HANG
 from tests.e2e.conftest import server_env
 
 
@@ -28,7 +29,7 @@ class Raw:
 
     async def read(self) -> dict[str, Any]:
         assert self.process.stdout is not None
-        line = await asyncio.wait_for(self.process.stdout.readline(), 20)
+        line = await asyncio.wait_for(self.process.stdout.readline(), HANG)
         assert line, "the agent closed its output"
         message = json.loads(line)
         self.checker("incoming", message)
@@ -91,4 +92,4 @@ async def test_malformed_frames_unknown_methods_and_sessions(tmp_path: Path) -> 
     finally:
         assert process.stdin is not None
         process.stdin.close()
-        assert await asyncio.wait_for(process.wait(), 20) == 0
+        assert await asyncio.wait_for(process.wait(), HANG) == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,13 @@ import pytest
 from acp import RequestError, text_block
 from acp.schema import ToolCallStart
 
+from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.session.paths import session_dir
 from tests.acp.conftest import one_call
+from tests.deadlines import HANG
+from tests.e2e.rpc_checks import SLOW, holding_slow_turns
 
 
 def varied(count: int) -> str:
@@ -178,7 +182,8 @@ async def test_a_client_that_never_answers_a_permission_request(acp_agent: Any) 
 
 
 async def test_cancel_mid_stream(acp_agent: Any) -> None:
-    script = Script(turns=[Turn(text=varied(700), chunk_size=6, chunk_delay=0.01)])
+    # After 100 chunks the stream stays open until the client leaves: only the cancel ends it.
+    script = Script(turns=[Turn(text=varied(700), chunk_size=6, chunk_delay=0.01, hang_after=100)])
     agent = await acp_agent(script)
     await agent.init()
     session = await agent.new()
@@ -188,7 +193,7 @@ async def test_cancel_mid_stream(acp_agent: Any) -> None:
     while len(agent.client.of("agent_message_chunk")) < 3:
         await asyncio.sleep(0.01)
     await agent.conn.cancel(session_id=session)
-    result = await asyncio.wait_for(running, 20)
+    result = await asyncio.wait_for(running, HANG)
     assert result.stop_reason == "cancelled"
     streamed = "".join(u.content.text for u in agent.client.of("agent_message_chunk"))
     assert 0 < len(streamed) < 4200
@@ -200,20 +205,26 @@ async def test_cancel_mid_stream(acp_agent: Any) -> None:
 
 async def test_a_second_prompt_while_running_is_refused_clearly(acp_agent: Any) -> None:
     script = Script(turns=[Turn(text=varied(300), chunk_size=6, chunk_delay=0.01), Turn(text="ok")])
-    agent = await acp_agent(script)
+    release = threading.Event()  # the first reply is held until the test lets it go
+    fake = FakeOpenAI(script, responder=holding_slow_turns(release))
+    fake.start()
+    agent = await acp_agent(fake=fake)
     await agent.init()
     session = await agent.new()
     running = asyncio.ensure_future(
-        agent.conn.prompt(session_id=session, prompt=[text_block("one")])
+        agent.conn.prompt(session_id=session, prompt=[text_block(f"one, {SLOW}")])
     )
-    while not agent.client.of("agent_message_chunk"):
+    # the turn runs: its model call waits for its reply (``bodies`` would wait for the lock
+    # the held responder keeps)
+    while not fake.requests:
         await asyncio.sleep(0.01)
     with pytest.raises(RequestError) as refused:
         await agent.conn.prompt(session_id=session, prompt=[text_block("two")])
     assert refused.value.code == -32004 and "session/cancel" in str(refused.value)
     steered = await agent.conn.ext_method("pi/steer", {"sessionId": session, "text": "and also"})
     assert steered == {"queued": True}
-    assert (await asyncio.wait_for(running, 30)).stop_reason == "end_turn"
+    release.set()
+    assert (await asyncio.wait_for(running, HANG)).stop_reason == "end_turn"
     assert "and also" in json.dumps(agent.fake.bodies[-1]["messages"])
 
 

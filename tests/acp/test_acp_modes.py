@@ -10,6 +10,7 @@ import pytest
 from acp import RequestError, text_block
 
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from tests.deadlines import HANG
 
 
 def _tool_names(body: dict[str, Any]) -> list[str]:
@@ -71,7 +72,7 @@ async def test_read_only_offers_only_reading_tools_and_refuses_writes(acp_agent:
         await asyncio.sleep(0.02)
     assert {"bash", "edit", "write"} <= set(_tool_names(agent.fake.bodies[2]))
     await agent.conn.set_session_mode(session_id=session, mode_id="read_only")
-    assert (await asyncio.wait_for(running, 60)).stop_reason == "end_turn"
+    assert (await asyncio.wait_for(running, HANG)).stop_reason == "end_turn"
     for call_id in ("bw", "be", "bb"):
         end = _last_update(agent, call_id)
         assert end.status == "failed" and "read-only mode" in end.content[0].content.text

@@ -16,6 +16,7 @@ from acp import RequestError, text_block
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.session.paths import session_dir
+from tests.deadlines import HANG
 from tests.e2e.conftest import server_env
 from tests.lsp_editor import plain
 
@@ -233,7 +234,7 @@ async def test_an_acp_session_has_the_same_context_in_the_cli_and_the_lsp_face(
         assert opened == session
         messages = plain(
             await asyncio.wait_for(
-                lsp.protocol.send_request_async("pi/session/messages", {"sessionId": session}), 30
+                lsp.protocol.send_request_async("pi/session/messages", {"sessionId": session}), HANG
             )
         )
         got = [entry["message"] for entry in messages["entries"]]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from tests.acp.conftest import one_call, write_settings
+from tests.deadlines import HANG
 from tests.e2e.conftest import server_env
 
 CLIENT = Path(__file__).resolve().parents[1] / "acp_ts"
@@ -35,7 +36,7 @@ def test_typescript_sdk_client(tmp_path: Path) -> None:
             capture_output=True,
             text=True,
             env=env,
-            timeout=120,
+            timeout=HANG,
             cwd=CLIENT,
             check=False,
         )

@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tests.deadlines import HANG
 from tests.e2e.conftest import server_env
 
-TIMEOUT = 30.0
-"""Seconds before an expected answer counts as missing (the daemon hung)."""
+TIMEOUT = HANG
+"""Seconds before an expected answer counts as missing (the daemon hung); a failure bound."""
 
 
 def frame(message: Any) -> bytes:

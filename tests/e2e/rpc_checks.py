@@ -21,12 +21,13 @@ from pytest_lsp import ClientServerConfig
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
 from pi_lsp.session.entries import session_line
+from tests.deadlines import HANG
 from tests.e2e.conftest import server_env, start_editor
 from tests.lsp_editor import Editor
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
-CALL_TIMEOUT = 30.0
-"""Seconds before an unanswered request counts as a hang."""
+CALL_TIMEOUT = HANG
+"""Seconds before an unanswered request counts as a hang (a failure bound, not a speed limit)."""
 
 
 def exact_json(editor: Editor) -> Editor:
@@ -88,7 +89,7 @@ async def rpc_error(editor: Editor, method: str, params: Any) -> JsonRpcExceptio
 
 async def assert_answers(editor: Editor, session_id: str) -> dict[str, Any]:
     """The daemon is alive and still knows the session."""
-    state = await call(editor, "pi/session/state", {"sessionId": session_id}, timeout=15)
+    state = await call(editor, "pi/session/state", {"sessionId": session_id})
     assert isinstance(state, dict) and state["sessionId"] == session_id, state
     return state
 
@@ -247,11 +248,12 @@ SLOW = "take your time"
 
 def holding_slow_turns(release: threading.Event) -> Callable[[JsonObject], Turn | None]:
     """A scripted-server responder that keeps a reply to a :data:`SLOW` prompt back until
-    ``release`` is set (at most a minute), then lets the script answer."""
+    ``release`` is set, then lets the script answer (a release that never comes fails the
+    reply after ``HANG`` s: the test hung)."""
 
     def hold(body: JsonObject) -> Turn | None:
-        if SLOW in message_text(body["messages"][-1]):
-            release.wait(60)
+        if SLOW in message_text(body["messages"][-1]) and not release.wait(HANG):
+            raise AssertionError(f"the held reply was not released in {HANG} s")
         return None
 
     return hold

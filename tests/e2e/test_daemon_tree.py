@@ -12,6 +12,7 @@ from pygls.exceptions import JsonRpcException
 
 from pi_lsp.devtools.fake_script import Script, Turn
 from pi_lsp.session import SessionStore
+from tests.deadlines import HANG
 
 SUMMARY = "## Goal\nexplore\n\n## Progress\n### Done\n- [x] tried"
 
@@ -121,7 +122,7 @@ async def test_abort_mid_stream(start: Any) -> None:
 async def test_the_progress_cancel_button_stops_a_compaction(start: Any) -> None:
     def slow_summaries(body: dict[str, Any]) -> Turn | None:
         if "<conversation>" in json.dumps(body.get("messages")):
-            return Turn(text=SUMMARY, response_delay=5)
+            return Turn(text=SUMMARY, response_delay=3600)  # only the cancel can end it
         return None
 
     script = Script(turns=[Turn(text=f"answer {i} " + "x" * 300) for i in range(3)])
@@ -138,8 +139,8 @@ async def test_the_progress_cancel_button_stops_a_compaction(start: Any) -> None
         await asyncio.sleep(0.02)
     (token,) = editor.client.progress_reports
     editor.client.window_work_done_progress_cancel(T.WorkDoneProgressCancelParams(token=token))
-    with pytest.raises(JsonRpcException) as failed:  # well before the 5 s summary would arrive
-        await asyncio.wait_for(compaction, 4)
+    with pytest.raises(JsonRpcException) as failed:  # the summary would take an hour
+        await asyncio.wait_for(compaction, HANG)
     assert "cancel" in failed.value.message.lower() or "abort" in failed.value.message.lower()
     state = await editor.request("pi/session/state", {"sessionId": session})
     assert state["entryCount"] == before  # nothing was appended

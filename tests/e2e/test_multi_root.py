@@ -24,6 +24,7 @@ from pi_lsp.devtools.builders import tool_turn
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import JsonObject, Script, Turn, message_text
 from pi_lsp.session.paths import session_dir
+from tests.deadlines import HANG
 from tests.e2e.conftest import VSCODE_CAPABILITIES, server_env
 from tests.e2e.rpc_checks import call, exact_json, killed_on_failure, rpc_error
 from tests.lsp_editor import Editor
@@ -95,7 +96,7 @@ async def turn(editor: Editor, session_id: str, text: str) -> JsonObject:
     for it (the one whose last message is the prompt)."""
     ended = len(ends(editor, session_id))
     await call(editor, "pi/session/prompt", {"sessionId": session_id, "text": text})
-    deadline = asyncio.get_running_loop().time() + 30
+    deadline = asyncio.get_running_loop().time() + HANG
     while len(ends(editor, session_id)) == ended:
         assert asyncio.get_running_loop().time() < deadline, f"no agent_end for {text!r}"
         await asyncio.sleep(0.02)

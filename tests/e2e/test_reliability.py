@@ -25,6 +25,7 @@ from pi_lsp.daemon import errors
 from pi_lsp.devtools.builders import tool_turn
 from pi_lsp.devtools.fake_script import Script, ScriptUsage, Turn
 from pi_lsp.protocol.methods import METHODS
+from tests.deadlines import HANG
 from tests.e2e.rpc_checks import (
     assert_answers,
     assert_events_valid,
@@ -70,7 +71,7 @@ def _ends(editor: Editor) -> list[dict[str, Any]]:
     return [e for e in editor.events if e["event"]["type"] == "agent_end"]
 
 
-async def _until_idle(editor: Editor, session: str, timeout: float = 20) -> dict[str, Any]:
+async def _until_idle(editor: Editor, session: str, timeout: float = HANG) -> dict[str, Any]:
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
         state = await assert_answers(editor, session)

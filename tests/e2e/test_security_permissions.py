@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
+from tests.deadlines import HANG
 from tests.lsp_editor import Editor
 
 ADDRESS_SPACE = 3 * 1024**3
@@ -29,11 +30,11 @@ def calls(*tools: tuple[str, dict[str, Any]], text: str = "done") -> Script:
 
 
 async def request(editor: Editor, method: str, params: dict[str, Any]) -> Any:
-    """A request that fails the test after 30 s instead of hanging it (main froze here)."""
+    """A request that fails the test after ``HANG`` s instead of hanging it (main froze here)."""
     try:
-        return await asyncio.wait_for(editor.request(method, params), 30)
+        return await asyncio.wait_for(editor.request(method, params), HANG)
     except TimeoutError:
-        raise AssertionError(f"{method}: no answer in 30 s") from None
+        raise AssertionError(f"{method}: no answer in {HANG} s") from None
 
 
 async def run_turn(editor: Editor, text: str = "go", session: str | None = None) -> str:
@@ -41,7 +42,7 @@ async def run_turn(editor: Editor, text: str = "go", session: str | None = None)
         session = (await request(editor, "pi/session/new", {}))["sessionId"]
     ends = len([e for e in editor.events if e["event"]["type"] == "agent_end"])
     await request(editor, "pi/session/prompt", {"sessionId": session, "text": text})
-    await editor.wait_for("agent_end", ends + 1, timeout=60)
+    await editor.wait_for("agent_end", ends + 1)
     return session
 
 

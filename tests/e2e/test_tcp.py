@@ -15,12 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.deadlines import HANG
 from tests.e2e.conftest import server_env
 
 TOKEN = "the-editor-s-secret-token"
 """``PI_LSP_TOKEN``: the daemon serves only the client whose ``initialize`` carries it."""
-TIMEOUT = 30.0
-"""Seconds before a step that never completes counts as a hang."""
+TIMEOUT = HANG
+"""Seconds before a step that never completes counts as a hang (a failure bound)."""
 
 
 def free_port() -> int:

@@ -9,10 +9,11 @@ import threading
 from typing import Any
 
 from pi_lsp.devtools.fake_script import Script, Turn
+from tests.deadlines import HANG
 from tests.e2e.rpc_checks import SLOW, assert_events_valid, call, exact_json, holding_slow_turns
 
 
-async def _external(editor: Any, entry_id: str, timeout: float = 10.0) -> dict[str, Any]:
+async def _external(editor: Any, entry_id: str, timeout: float = HANG) -> dict[str, Any]:
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
         for e in editor.events:

@@ -19,6 +19,7 @@ from pi_lsp.devtools.fake_script import Script, ScriptError, ScriptToolCall, Scr
 from pi_lsp.session import SessionStore
 from pi_lsp.session.entries import session_line
 from pi_lsp.settings import Settings
+from tests.deadlines import HANG
 
 SUMMARY = "## Goal\nFix calc.py\n\n## Progress\n### Done\n- [x] read calc.py"
 
@@ -184,7 +185,7 @@ async def test_abort_cancels_the_wait_before_a_retry(project: Path) -> None:
         while not any(e["type"] == "auto_retry_start" for e in events):
             await asyncio.sleep(0.01)
         await agent.abort()
-        await asyncio.wait_for(task, 30)  # not the ten minutes of the retry delay
+        await asyncio.wait_for(task, HANG)  # not the ten minutes of the retry delay
         assert len(fake.requests) == 1
     (end,) = [e for e in events if e["type"] == "auto_retry_end"]
     assert end == {
@@ -286,11 +287,13 @@ async def test_abort_mid_stream_stores_the_partial_reply(project: Path) -> None:
 
 
 async def test_steering_while_tools_run_and_follow_up(project: Path) -> None:
+    wait_for_go = f"while [ ! -e {project / 'go'} ]; do sleep 0.02; done"
     script = [
         Turn(
             tool_calls=[
-                ScriptToolCall(name="bash", arguments={"command": "sleep 0.3; echo one"}),
-                ScriptToolCall(name="bash", arguments={"command": "sleep 5; echo two"}),
+                # the first call ends once the steering is queued (the test creates `go`)
+                ScriptToolCall(name="bash", arguments={"command": f"{wait_for_go}; echo one"}),
+                ScriptToolCall(name="bash", arguments={"command": "sleep 3600; echo two"}),
             ]
         ),
         Turn(text="steered"),
@@ -303,7 +306,8 @@ async def test_steering_while_tools_run_and_follow_up(project: Path) -> None:
             await asyncio.sleep(0.01)
         await agent.prompt("use the first result only", streaming_behavior="steer")
         await agent.prompt("and then summarize", streaming_behavior="followUp")
-        await asyncio.wait_for(task, 10)
+        (project / "go").touch()
+        await asyncio.wait_for(task, HANG)
     roles = [
         (m["role"], (m.get("content") or [{}])[0].get("text", ""))
         for m in agent.store.context().messages
@@ -330,7 +334,7 @@ async def test_settings_changed_during_a_turn_apply_from_the_next_turn(project: 
             await asyncio.sleep(0.01)
         agent.use_settings(settings_for(fake, retry={"enabled": False}))
         assert agent.config.settings.retry.enabled  # not yet: the turn is running
-        await asyncio.wait_for(task, 30)
+        await asyncio.wait_for(task, HANG)
         # The running turn retried under its snapshot and got its answer.
         ends = [e for e in events if e["type"] == "auto_retry_end"]
         assert [e["success"] for e in ends] == [True]

@@ -32,6 +32,7 @@ from pi_lsp.devtools.builders import FAKE_MODEL, assistant, user
 from pi_lsp.devtools.fake_script import Rule, Script, Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.settings import Settings
+from tests.deadlines import HANG
 from tests.integration.fake_openai_cli import fake_openai_cli
 
 ROUNDS = 30
@@ -142,7 +143,7 @@ def kill_during(
     lines: list[bytes] = []
     buffer = b""
     killed = False
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG
     kill_at: float | None = None
     ready_at: float | None = None
     while True:
@@ -152,7 +153,7 @@ def kill_during(
             os.kill(pid, signal.SIGKILL)
             killed = True
             break
-        assert ready, "the child neither reported nor ended within 60 s"
+        assert ready, f"the child neither reported nor ended within {HANG} s"
         chunk = os.read(read_fd, 65536)
         if not chunk:
             break

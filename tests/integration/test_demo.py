@@ -5,13 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from tests.deadlines import HANG
+
 
 def test_demo_runs_offline_and_shows_tree_compaction_and_usage() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "pi_lsp.demo"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
         check=False,
     )
     assert result.returncode == 0, result.stderr[-2000:]

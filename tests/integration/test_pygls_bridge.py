@@ -240,6 +240,7 @@ async def test_no_answer_is_a_refusal_and_the_late_answer_is_ignored(
     editor.mode = "slow"
     result = await call(client, "test/write", path=str(module), content="x\n")
     assert "no answer within 0.3 s" in result.error
+    editor.late.set()  # the answer goes out only now that the server gave up on it
     await editor.answered.wait()
     for _ in range(2):  # the second read is sent after the late answer went out
         assert (await call(client, "test/read", path=str(module))).text == UNSAVED

@@ -136,8 +136,10 @@ def test_rendering_after_reopen_matches_the_stream(launch: Any) -> None:
     streamed = chat_text(n)
     n.lua("require('pi_lsp.chat').load()")
     n.wait("return #" + CHAT_LINES[7:] + " > 0")
-    time.sleep(0.2)
-    assert chat_text(n) == streamed
+    deadline = time.monotonic() + WAIT  # the reload renders on Neovim's loop: wait for it
+    while (reloaded := chat_text(n)) != streamed and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert reloaded == streamed
 
 
 def two_questions_then_back_to_the_first(n: Any) -> None:

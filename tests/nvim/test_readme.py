@@ -14,9 +14,12 @@ import pynvim
 
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, Turn
+from tests.deadlines import HANG
 from tests.nvim.conftest import BIN, settings
 
 README = Path(__file__).resolve().parents[2] / "editors" / "README.md"
+WAIT_MS = int(HANG * 1000)
+"""How long Neovim waits for the daemon to attach and to answer (a failure bound)."""
 
 
 def snippet() -> str:
@@ -49,13 +52,13 @@ def test_the_no_plugin_snippet_starts_the_daemon_and_gets_a_reply(
             nvim.exec_lua(code)
             nvim.command("edit calc.py")
             attached = nvim.exec_lua(
-                "return vim.wait(15000, function() local c = vim.lsp.get_clients({bufnr = 0,"
+                f"return vim.wait({WAIT_MS}, function() local c = vim.lsp.get_clients({{bufnr = 0,"
                 " name = 'pi_lsp'})[1]; return c ~= nil and c.initialized end, 20)"
             )
             assert attached
             nvim.command("PiAsk say hello")
             found = nvim.exec_lua(
-                "return vim.wait(90000, function() return vim.api.nvim_exec2('messages',"
+                f"return vim.wait({WAIT_MS}, function() return vim.api.nvim_exec2('messages',"
                 " {output = true}).output:find('pi: Hello without a plugin.', 1, true) ~= nil end, 50)"
             )
             assert found, nvim.exec_lua(

@@ -11,17 +11,18 @@ import pytest
 
 from pi_lsp.devtools.builders import tool_turn
 from pi_lsp.devtools.fake_script import Script, Turn
+from tests.deadlines import HANG
 from tests.nvim.conftest import Nvim
 
 OPEN = """
 vim.cmd.edit(...)
 local buf = vim.api.nvim_get_current_buf()
-vim.wait(15000, function()
+vim.wait(WAIT_MS, function()
   local c = vim.lsp.get_clients({ bufnr = buf, name = "pi_lsp" })[1]
   return c ~= nil and c.initialized
 end, 20)
 return #vim.lsp.get_clients({ bufnr = buf, name = "pi_lsp" })
-"""
+""".replace("WAIT_MS", str(int(HANG * 1000)))
 
 
 def tool_results(n: Nvim, session: str) -> list[dict[str, Any]]:
@@ -128,7 +129,7 @@ def test_typing_while_the_agent_edits_never_damages_the_buffer(launch: Any) -> N
     """60 edits, each a race with the user's typing: refused ones are tool errors, applied ones
     are exact; every line is the user's typing plus either the old or the new text."""
     n = launch(Script(turns=[*RACE_EDITS, Turn(text="All done.")]))
-    typed, lines, results = race(n, EDITS, timeout=120, settle_ms=100)
+    typed, lines, results = race(n, EDITS, timeout=2 * HANG, settle_ms=100)
 
     damaged = [line for line in lines if line != "#typed" and not _intact(line)]
     assert damaged == [], damaged
@@ -180,7 +181,7 @@ def test_without_the_plugins_handler_the_daemon_reports_every_damaged_edit(
     the buffer, and the user is told when edits landed wrong."""
     n = launch(Script(turns=[*RACE_EDITS[:CONTROL_EDITS], Turn(text="All done.")]))
     n.lua(STOCK, versioned)
-    _, lines, results = race(n, CONTROL_EDITS, timeout=240, settle_ms=200)
+    _, lines, results = race(n, CONTROL_EDITS, timeout=2 * HANG, settle_ms=200)
     mismatches = 0
     for i, result in enumerate(results):
         text = result["content"][0]["text"]

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from tests.deadlines import HANG
+
 IMPORT_ALL = """
 import importlib, pkgutil, sys
 import pi_lsp.agent, pi_lsp.devtools
@@ -23,7 +25,7 @@ def _run(code: str) -> str:
         capture_output=True,
         text=True,
         check=True,
-        timeout=120,
+        timeout=HANG,
         env=env,
     )
     return done.stdout.strip()

@@ -14,6 +14,7 @@ from pi_lsp.agent.loop import SKIPPED, LoopHooks, run_loop
 from pi_lsp.devtools.builders import user
 from pi_lsp.literals import QueueMode
 from pi_lsp.tools import create_tools
+from tests.deadlines import HANG
 from tests.unit.agent.scripted import Reply, Script, SleepTool, kinds, recorder, tool_map
 
 
@@ -119,7 +120,7 @@ async def test_bad_calls_become_error_results_and_the_loop_continues(tmp_path: P
 
 
 async def test_steering_skips_the_remaining_tool_calls(tmp_path: Path) -> None:
-    script = naps(("a", 0.01), ("b", 5), then="ok, switching")
+    script = naps(("a", 0.01), ("b", 3600), then="ok, switching")  # b must be skipped
     events, emit = recorder()
     steering: list[dict[str, Any]] = []
     messages: list[dict[str, Any]] = []
@@ -134,7 +135,7 @@ async def test_steering_skips_the_remaining_tool_calls(tmp_path: Path) -> None:
     while not any(e["type"] == "tool_execution_start" for e in events):
         await asyncio.sleep(0.001)
     steering.append(user("stop that, do X"))
-    await asyncio.wait_for(task, 3)
+    await asyncio.wait_for(task, HANG)
     results = [m for m in messages if m["role"] == "toolResult"]
     assert [r["content"][0]["text"] for r in results] == ["slept a", SKIPPED]
     assert [m["role"] for m in script.seen[1]][
@@ -186,7 +187,7 @@ async def test_abort_while_streaming_stores_an_aborted_reply() -> None:
     while not any(e["type"] == "message_update" for e in events):
         await asyncio.sleep(0.001)
     abort.set()
-    added = await asyncio.wait_for(task, 2)
+    added = await asyncio.wait_for(task, HANG)  # the reply hangs: only the abort ends it
     assert (
         added[-1]["stopReason"] == "aborted" and added[-1]["content"][0]["text"] == "partial text"
     )
@@ -196,7 +197,9 @@ async def test_abort_while_streaming_stores_an_aborted_reply() -> None:
 async def test_abort_during_tools_answers_every_call_and_ends(tmp_path: Path) -> None:
     tools = {**tool_map(SleepTool(str(tmp_path))), **create_tools(str(tmp_path))}
     script = Script(
-        Reply(calls=[("sleep", {"seconds": 10, "label": "x"}), ("bash", {"command": "sleep 30"})])
+        Reply(
+            calls=[("sleep", {"seconds": 3600, "label": "x"}), ("bash", {"command": "sleep 3600"})]
+        )
     )
     events, emit = recorder()
     abort = asyncio.Event()
@@ -208,7 +211,7 @@ async def test_abort_during_tools_answers_every_call_and_ends(tmp_path: Path) ->
         await asyncio.sleep(0.005)
     await asyncio.sleep(0.2)
     abort.set()
-    await asyncio.wait_for(task, 5)
+    await asyncio.wait_for(task, HANG)  # the tools would take an hour: only the abort ends them
     calls = [b["id"] for b in messages[1]["content"] if b["type"] == "toolCall"]
     results = [m for m in messages if m["role"] == "toolResult"]
     assert [r["toolCallId"] for r in results] == calls

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Turn
 from pi_lsp.session import SessionStore
+from tests.deadlines import HANG
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -43,13 +44,16 @@ def test_ctrl_c_aborts_the_turn_keeps_the_partial_reply_and_exits_130(tmp_path: 
             stderr=subprocess.PIPE,
         )
         try:
-            deadline = time.monotonic() + 120  # importing litellm is slow on a loaded machine
-            while not fake.requests and time.monotonic() < deadline and run.poll() is None:
-                time.sleep(0.05)
+            assert run.stdout is not None
+            # the first streamed text is on stdout (importing litellm first is slow when loaded)
+            ready, _, _ = select.select([run.stdout], [], [], HANG)
+            assert ready, f"nothing was printed in {HANG} s"
+            first = os.read(run.stdout.fileno(), 1 << 16)
+            assert first, f"the run ended before streaming: {run.wait()} {run.stderr!r}"
             assert fake.requests, "the model was never called"
-            time.sleep(0.5)  # the first chunks have arrived
             run.send_signal(signal.SIGINT)
-            out, err = run.communicate(timeout=60)
+            rest, err = run.communicate(timeout=HANG)
+            out = first + rest
         finally:
             if run.poll() is None:
                 run.kill()

@@ -13,6 +13,7 @@ import pytest
 from pi_lsp.compaction import CHARS4, TiktokenEstimator, estimator_for
 from pi_lsp.compaction.tokens import bundled_bpe_dir, encoding_name_for_model
 from pi_lsp.devtools.builders import assistant, call, tool_result, user
+from tests.deadlines import HANG
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -104,7 +105,7 @@ def test_tiktoken_loads_offline_without_importing_litellm(tmp_path: Path) -> Non
         cwd=tmp_path,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok")

@@ -17,6 +17,7 @@ from pi_lsp.devtools.builders import assistant, user
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, Turn
 from pi_lsp.session import SessionStore
+from tests.deadlines import HANG
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -54,7 +55,7 @@ def test_a_full_disk_while_taking_the_lock_never_leaks_it(tmp_path: Path) -> Non
         [sys.executable, "-c", DISK_FULL_LOCK, str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr

@@ -20,6 +20,7 @@ import pytest
 from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, fresh_store, user
 from pi_lsp.session import SessionFileError, SessionStore
 from pi_lsp.session.session_file import HeaderChangedError
+from tests.deadlines import HANG
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -53,7 +54,7 @@ def run_child(body: str, *args: str) -> Any:
     """Run ``body`` after :data:`PRELUDE` in a child; returns the JSON it prints last."""
     script = PRELUDE.format(root=str(ROOT)) + textwrap.dedent(body)
     done = subprocess.run(
-        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=HANG
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
