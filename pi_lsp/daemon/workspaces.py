@@ -22,8 +22,12 @@ from typing_extensions import TypedDict
 from pi_lsp.agent import AgentOptions, resolve
 from pi_lsp.agent.agent_session import create_agent_session
 from pi_lsp.agent.llm import PROVIDER_KEY_ENV
-from pi_lsp.agent.model_choice import DEFAULT_MODEL_PER_PROVIDER, has_key
-from pi_lsp.agent.model_list import cached_or_loaded, chat_models
+from pi_lsp.agent.model_choice import (
+    DEFAULT_MODEL_PER_PROVIDER,
+    cached_or_loaded,
+    chat_models,
+    has_key,
+)
 from pi_lsp.agent.models import ModelRef, litellm_provider
 from pi_lsp.agent.permissions import Asker, PermissionGate
 from pi_lsp.compaction.summarize import text_of
@@ -334,7 +338,7 @@ async def available_models(settings: Settings, *, with_litellm: bool = True) -> 
 
     Settings' models come first, then for every provider with a key (pi's order, pi's key
     variables: :mod:`pi_lsp.agent.model_choice`) pi's default model for it and litellm's chat
-    models (:mod:`pi_lsp.agent.model_list`: litellm's own once imported, else the cache file,
+    models (:mod:`pi_lsp.agent.model_choice`: litellm's own once imported, else the cache file,
     else after importing litellm off the event loop; ``with_litellm=False`` never waits for
     that import, for an answer that must not wait seconds).
     """

@@ -182,10 +182,10 @@ def _report(ls: PiLanguageServer, problems: list[str]) -> None:
 async def _prewarm() -> None:
     """Import litellm in a thread now, so the first prompt does not wait ~3 s for it.
 
-    Then the model list's cache file is written if missing (:mod:`pi_lsp.agent.model_list`).
+    Then the model list's cache file is written if missing (:mod:`pi_lsp.agent.model_choice`).
     """
     from pi_lsp.agent.llm import load_litellm
-    from pi_lsp.agent.model_list import chat_models
+    from pi_lsp.agent.model_choice import chat_models
 
     await load_litellm()
     await chat_models()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.agent import model_list
+from pi_lsp.agent import model_choice
 from pi_lsp.daemon.workspaces import available_models
 from pi_lsp.settings import Settings
 
@@ -22,7 +22,7 @@ def only_these_keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if name.endswith(("_API_KEY", "_TOKEN")) or name.startswith(("AWS_", "GOOGLE_")):
             monkeypatch.delenv(name)
     monkeypatch.setenv("PI_LSP_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(model_list, "is_loaded", lambda: False)
+    monkeypatch.setattr(model_choice, "is_loaded", lambda: False)
 
 
 def ids(settings: Settings, *, with_litellm: bool = True) -> list[str]:
@@ -32,7 +32,7 @@ def ids(settings: Settings, *, with_litellm: bool = True) -> list[str]:
 def test_settings_then_each_keyed_providers_default_and_litellms_models(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    model_list.write_cache(LISTS)
+    model_choice.write_cache(LISTS)
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     monkeypatch.setenv("GEMINI_API_KEY", "k")
     settings = Settings.model_validate({"defaultModel": "openai/mine", "models": {"xai/local": {}}})
@@ -47,7 +47,7 @@ def test_settings_then_each_keyed_providers_default_and_litellms_models(
 
 
 def test_no_key_offers_only_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    model_list.write_cache(LISTS)
+    model_choice.write_cache(LISTS)
     assert ids(Settings.model_validate({"models": {"openai/m": {}}})) == ["openai/m"]
 
 
@@ -56,7 +56,7 @@ def test_without_waiting_for_litellm_and_no_cache_pis_defaults_are_still_offered
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     assert ids(Settings(), with_litellm=False) == ["anthropic/claude-opus-5-5"]
-    model_list.write_cache(LISTS)
+    model_choice.write_cache(LISTS)
     assert ids(Settings(), with_litellm=False) == [
         "anthropic/claude-opus-5-5",
         "anthropic/claude-x",

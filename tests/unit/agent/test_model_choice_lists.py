@@ -1,4 +1,4 @@
-"""litellm's chat model lists and their cache file (``pi_lsp.agent.model_list``)."""
+"""litellm's chat model lists and their cache file (``pi_lsp.agent.model_choice``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import pytest
 
-from pi_lsp.agent import model_list
+from pi_lsp.agent import model_choice
 from pi_lsp.agent.llm import litellm_module
 
 
@@ -34,42 +34,42 @@ def _fake_litellm() -> ModuleType:
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PI_LSP_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(model_list, "_read", {})
+    monkeypatch.setattr(model_choice, "_read", {})
     return tmp_path / "cache"
 
 
 def test_chat_models_without_prefixes_sorted_and_without_other_modes() -> None:
-    assert model_list.from_litellm(_fake_litellm()) == {
+    assert model_choice.from_litellm(_fake_litellm()) == {
         "openai": ["gpt-a", "gpt-b", "gpt-c"],
         "openrouter": ["anthropic/claude-x"],
     }
 
 
 def test_the_cache_file_is_named_after_the_litellm_install(cache: Path) -> None:
-    path = model_list.cache_file()
+    path = model_choice.cache_file()
     assert path is not None and path.parent == cache
     assert path.name.startswith("litellm-chat-models-") and path.suffix == ".json"
-    assert model_list.read_cache() is None
-    model_list.write_cache({"openai": ["gpt-a"]})
-    assert model_list.read_cache() == {"openai": ["gpt-a"]}
+    assert model_choice.read_cache() is None
+    model_choice.write_cache({"openai": ["gpt-a"]})
+    assert model_choice.read_cache() == {"openai": ["gpt-a"]}
     assert [p.name for p in cache.iterdir()] == [path.name]  # no temporary file left behind
-    assert model_list.read_cache() == {"openai": ["gpt-a"]}  # read once per process
-    model_list._read.clear()
+    assert model_choice.read_cache() == {"openai": ["gpt-a"]}  # read once per process
+    model_choice._read.clear()
     path.write_text(json.dumps({"format": 0, "providers": {}}))
-    assert model_list.read_cache() is None  # another format: computed again
+    assert model_choice.read_cache() is None  # another format: computed again
 
 
 def test_xdg_cache_home_is_the_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("PI_LSP_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert model_list.cache_dir() == tmp_path / "pi-lsp"
+    assert model_choice.cache_dir() == tmp_path / "pi-lsp"
 
 
 def test_an_unwritable_cache_is_only_logged(cache: Path) -> None:
     cache.parent.mkdir(exist_ok=True)
     cache.write_text("a file where the folder should be")
-    model_list.write_cache({"openai": ["gpt-a"]})
-    assert model_list.read_cache() is None
+    model_choice.write_cache({"openai": ["gpt-a"]})
+    assert model_choice.read_cache() is None
 
 
 def test_a_cached_list_answers_without_importing_litellm(
@@ -78,11 +78,11 @@ def test_a_cached_list_answers_without_importing_litellm(
     async def no_import() -> Any:
         raise AssertionError("litellm was imported")
 
-    monkeypatch.setattr(model_list, "is_loaded", lambda: False)
-    monkeypatch.setattr(model_list, "load_litellm", no_import)
-    model_list.write_cache({"openai": ["gpt-a"]})
-    assert asyncio.run(model_list.chat_models()) == {"openai": ["gpt-a"]}
-    assert model_list.cached_or_loaded() == {"openai": ["gpt-a"]}
+    monkeypatch.setattr(model_choice, "is_loaded", lambda: False)
+    monkeypatch.setattr(model_choice, "load_litellm", no_import)
+    model_choice.write_cache({"openai": ["gpt-a"]})
+    assert asyncio.run(model_choice.chat_models()) == {"openai": ["gpt-a"]}
+    assert model_choice.cached_or_loaded() == {"openai": ["gpt-a"]}
 
 
 def test_without_a_cache_litellm_answers_and_the_cache_is_written(
@@ -91,16 +91,16 @@ def test_without_a_cache_litellm_answers_and_the_cache_is_written(
     async def fake_import() -> ModuleType:
         return _fake_litellm()
 
-    monkeypatch.setattr(model_list, "is_loaded", lambda: False)
-    monkeypatch.setattr(model_list, "load_litellm", fake_import)
-    assert model_list.cached_or_loaded() is None
-    expected = model_list.from_litellm(_fake_litellm())
-    assert asyncio.run(model_list.chat_models()) == expected
-    assert model_list.read_cache() == expected
+    monkeypatch.setattr(model_choice, "is_loaded", lambda: False)
+    monkeypatch.setattr(model_choice, "load_litellm", fake_import)
+    assert model_choice.cached_or_loaded() is None
+    expected = model_choice.from_litellm(_fake_litellm())
+    assert asyncio.run(model_choice.chat_models()) == expected
+    assert model_choice.read_cache() == expected
 
 
 def test_the_cache_holds_what_litellm_lists(cache: Path) -> None:
-    real = model_list.from_litellm(litellm_module())
+    real = model_choice.from_litellm(litellm_module())
     assert "gpt-4o" in real["openai"] and len(real) > 20
-    model_list.write_cache(real)
-    assert model_list.read_cache() == real
+    model_choice.write_cache(real)
+    assert model_choice.read_cache() == real
