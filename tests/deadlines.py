@@ -11,6 +11,23 @@ find a hang sooner while debugging.
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 HANG = float(os.environ.get("PI_LSP_TEST_HANG", "300"))
 """Seconds after which a wait for an answer, an event or a process counts as a hang."""
+
+
+def run_child(
+    argv: Sequence[str],
+    *,
+    cwd: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    check: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` to its end with its output captured as text; a child still running after
+    :data:`HANG` is a hang (``subprocess.TimeoutExpired``)."""
+    return subprocess.run(
+        argv, capture_output=True, text=True, timeout=HANG, cwd=cwd, env=env, check=check
+    )

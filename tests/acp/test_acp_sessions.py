@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from acp import RequestError, text_block
 from pi_lsp.devtools.fake_script import Script, ScriptToolCall, Turn
 from pi_lsp.session import SessionStore
 from pi_lsp.session.paths import session_dir
-from tests.deadlines import HANG
+from tests.deadlines import HANG, run_child
 from tests.e2e.conftest import server_env
 from tests.lsp_editor import plain
 
@@ -201,12 +200,10 @@ async def test_an_acp_session_has_the_same_context_in_the_cli_and_the_lsp_face(
     session = await _two_turns(agent)
     store = _store(agent, session)
     env = server_env(agent.agent_dir)
-    printed = subprocess.run(
+    printed = run_child(
         [sys.executable, "-m", "pi_lsp", "sessions", "context", str(store.path), "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
         env=env,
+        check=True,
     )
     assert json.loads(printed.stdout)["messages"] == store.context().messages
     from pytest_lsp import ClientServerConfig

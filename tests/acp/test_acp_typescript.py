@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from tests.acp.conftest import one_call, write_settings
-from tests.deadlines import HANG
+from tests.deadlines import run_child
 from tests.e2e.conftest import server_env
 
 CLIENT = Path(__file__).resolve().parents[1] / "acp_ts"
@@ -31,15 +30,7 @@ def test_typescript_sdk_client(tmp_path: Path) -> None:
     with FakeOpenAI(script) as fake:
         write_settings(tmp_path / "agent", fake.base_url)
         env = {**server_env(tmp_path / "agent"), "PI_LSP_PYTHON": sys.executable}
-        done = subprocess.run(
-            [node, str(CLIENT / "client.mjs"), str(root)],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=HANG,
-            cwd=CLIENT,
-            check=False,
-        )
+        done = run_child([node, str(CLIENT / "client.mjs"), str(root)], env=env, cwd=CLIENT)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["init"]["protocolVersion"] == 1

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
-from tests.deadlines import HANG
+from tests.deadlines import run_child
 
 
 def test_demo_runs_offline_and_shows_tree_compaction_and_usage() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "pi_lsp.demo"],
-        capture_output=True,
-        text=True,
-        timeout=HANG,
-        check=False,
-    )
+    result = run_child([sys.executable, "-m", "pi_lsp.demo"])
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
     for expected in (

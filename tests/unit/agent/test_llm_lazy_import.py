@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
-from tests.deadlines import HANG
+from tests.deadlines import run_child
 
 IMPORT_ALL = """
 import importlib, pkgutil, sys
@@ -20,14 +19,7 @@ print(len(names), sorted(m for m in sys.modules if m.split(".")[0] in ("litellm"
 
 def _run(code: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITELLM_")}
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=HANG,
-        env=env,
-    )
+    done = run_child([sys.executable, "-c", code], env=env, check=True)
     return done.stdout.strip()
 
 

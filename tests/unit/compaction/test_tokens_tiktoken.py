@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 from pi_lsp.compaction import CHARS4, TiktokenEstimator, estimator_for
 from pi_lsp.compaction.tokens import bundled_bpe_dir, encoding_name_for_model
 from pi_lsp.devtools.builders import assistant, call, tool_result, user
-from tests.deadlines import HANG
+from tests.deadlines import run_child
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -99,13 +98,6 @@ def test_tiktoken_loads_offline_without_importing_litellm(tmp_path: Path) -> Non
     env["PYTHONPATH"] = str(ROOT)
     env["HOME"] = str(tmp_path)  # no cache of a previous download can help
     env["TMPDIR"] = str(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "-c", OFFLINE_SCRIPT],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=HANG,
-    )
+    done = run_child([sys.executable, "-c", OFFLINE_SCRIPT], env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -17,7 +16,7 @@ from pi_lsp.devtools.builders import assistant, user
 from pi_lsp.devtools.fake_openai import FakeOpenAI
 from pi_lsp.devtools.fake_script import Script, Turn
 from pi_lsp.session import SessionStore
-from tests.deadlines import HANG
+from tests.deadlines import run_child
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -51,13 +50,7 @@ DISK_FULL_LOCK = textwrap.dedent(
 
 
 def test_a_full_disk_while_taking_the_lock_never_leaks_it(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", DISK_FULL_LOCK, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=HANG,
-        cwd=ROOT,
-    )
+    done = run_child([sys.executable, "-c", DISK_FULL_LOCK, str(tmp_path)], cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "acquired | the next turn takes the lock"
     # and another process can take it too (nothing was left held)

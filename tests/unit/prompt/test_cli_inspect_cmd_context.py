@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from pi_lsp.cli import main
 from pi_lsp.prompt import ContextFilesReport
+from tests.deadlines import run_child
 
 
 @pytest.fixture
@@ -86,13 +86,8 @@ def test_context_without_a_subcommand_shows_usage(capsys) -> None:
 
 def test_module_entry_point_in_a_subprocess(root: Path, project: Path) -> None:
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(root / "agent")}
-    result = subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "context", "files", "--json"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
+    result = run_child(
+        [sys.executable, "-m", "pi_lsp", "context", "files", "--json"], cwd=project, env=env
     )
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)

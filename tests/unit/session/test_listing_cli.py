@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from pi_lsp.session import listing as listing_module
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import session_dir
 from tests.conftest import CONFORMANCE_DIR
+from tests.deadlines import run_child
 
 CORPUS = CONFORMANCE_DIR / "sessions"
 
@@ -152,12 +152,7 @@ def test_cli_errors_are_one_line(
 def test_cli_refused_file_is_left_untouched(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(b'{"type":"message","id":"a"}\nrest\n')
-    result = subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "sessions", "context", str(bad)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = run_child([sys.executable, "-m", "pi_lsp", "sessions", "context", str(bad)])
     assert result.returncode == 1
     assert result.stderr.strip().endswith(
         "first valid line is not a session header; file left untouched"
@@ -173,7 +168,5 @@ def test_sessions_commands_do_not_import_litellm_or_pygls(tmp_path: Path) -> Non
         "bad = [m for m in ('litellm', 'pygls', 'lsprotocol') if m in sys.modules]; "
         "print(bad, file=sys.stderr); sys.exit(1 if bad else 0)"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False
-    )
+    result = run_child([sys.executable, "-c", code])
     assert result.returncode == 0, result.stderr

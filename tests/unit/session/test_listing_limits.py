@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import json
 import os
-import subprocess
 import sys
 import textwrap
 import threading
@@ -22,6 +21,7 @@ from pi_lsp.daemon.workspaces import Workspaces
 from pi_lsp.session import listing as listing_module
 from pi_lsp.session.listing import SessionLister
 from pi_lsp.session.paths import session_dir
+from tests.deadlines import run_child
 from tests.unit.session.test_listing_cli import make_session
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -45,13 +45,7 @@ LIST_IN_A_BOX = textwrap.dedent(
 def list_in_a_box(folder: Path, limit: int = 1 << 30) -> list[list[object]]:
     """The listing of ``folder`` as ``[name, messageCount, text length]`` from a child whose
     address space is capped at ``limit`` bytes."""
-    done = subprocess.run(
-        [sys.executable, "-c", LIST_IN_A_BOX, str(folder), str(limit)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
-    )
+    done = run_child([sys.executable, "-c", LIST_IN_A_BOX, str(folder), str(limit)], cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     result: list[list[object]] = json.loads(done.stdout)
     return result

@@ -9,7 +9,6 @@ then fails with ``ENOSPC``.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -20,7 +19,7 @@ import pytest
 from pi_lsp.devtools.builders import Clock, assistant, counting_uuids, fresh_store, user
 from pi_lsp.session import SessionFileError, SessionStore
 from pi_lsp.session.session_file import HeaderChangedError
-from tests.deadlines import HANG
+from tests import deadlines
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -53,9 +52,7 @@ PRELUDE = textwrap.dedent(
 def run_child(body: str, *args: str) -> Any:
     """Run ``body`` after :data:`PRELUDE` in a child; returns the JSON it prints last."""
     script = PRELUDE.format(root=str(ROOT)) + textwrap.dedent(body)
-    done = subprocess.run(
-        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=HANG
-    )
+    done = deadlines.run_child([sys.executable, "-c", script, *args])
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
