@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from pi_lsp.compaction.models import CompactionDetails, CompactionPreparation, SummarizationError
-from pi_lsp.compaction.tokens import assistant_blocks, text_blocks
+from pi_lsp.compaction.tokens import string_or_empty, text_blocks
 from pi_lsp.javascript import js_object_items, js_stringify, utf16_prefix
 from pi_lsp.session.jsonl import JsonObject, js_len
 from pi_lsp.session.messages import convert_to_llm
@@ -50,10 +50,6 @@ def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> s
     return f"{kept}\n\n[... {length - js_len(kept)} more characters truncated]"
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def _texts(content: Any) -> list[str]:
     if isinstance(content, str):
         return [content]
@@ -70,7 +66,23 @@ def _tool_call(block: JsonObject) -> str:
     args = block.get("arguments")
     pairs = js_object_items(args) if isinstance(args, dict) else []
     rendered = ", ".join(f"{key}={js_stringify(value)}" for key, value in pairs)
-    return f"{_str(block.get('name'))}({rendered})"
+    return f"{string_or_empty(block.get('name'))}({rendered})"
+
+
+def assistant_blocks(content: Any) -> tuple[list[str], list[str], list[JsonObject]]:
+    """An assistant content's text, thinking and tool-call blocks, each kind in order."""
+    texts: list[str] = []
+    thinking: list[str] = []
+    calls: list[JsonObject] = []
+    for block in content if isinstance(content, list) else ():
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(string_or_empty(block.get("text")))
+        elif kind == "thinking":
+            thinking.append(string_or_empty(block.get("thinking")))
+        elif kind == "toolCall":
+            calls.append(block)
+    return texts, thinking, calls
 
 
 def _assistant_parts(content: Any) -> list[str]:

@@ -33,7 +33,7 @@ from pi_lsp.session.context import SessionContext
 from pi_lsp.session.entries import message_as
 from pi_lsp.session.jsonl import JsonObject, Record, js_len
 from pi_lsp.session.messages import AssistantMessage
-from pi_lsp.session.projection import Projected, entry_messages
+from pi_lsp.session.projection import Projected
 from pi_lsp.session.runs import ProjectedRun, window_run
 
 O200K_MODELS = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4")
@@ -95,7 +95,8 @@ class Estimator(Protocol):
         ...
 
 
-def _str(value: Any) -> str:
+def string_or_empty(value: Any) -> str:
+    """``value`` when it is a string, else ``""`` (a field of an unvalidated message)."""
     return value if isinstance(value, str) else ""
 
 
@@ -110,26 +111,10 @@ def text_blocks(content: Any, texts: list[str]) -> int:
             continue
         kind = block.get("type")
         if kind == "text" and block.get("text"):
-            texts.append(_str(block["text"]))
+            texts.append(string_or_empty(block["text"]))
         elif kind == "image":
             images += 1
     return images
-
-
-def assistant_blocks(content: Any) -> tuple[list[str], list[str], list[JsonObject]]:
-    """An assistant content's text, thinking and tool-call blocks, each kind in order."""
-    texts: list[str] = []
-    thinking: list[str] = []
-    calls: list[JsonObject] = []
-    for block in content if isinstance(content, list) else ():
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "text":
-            texts.append(_str(block.get("text")))
-        elif kind == "thinking":
-            thinking.append(_str(block.get("thinking")))
-        elif kind == "toolCall":
-            calls.append(block)
-    return texts, thinking, calls
 
 
 def countable(message: Mapping[str, Any]) -> tuple[list[str], int]:
@@ -152,18 +137,19 @@ def countable(message: Mapping[str, Any]) -> tuple[list[str], int]:
         for block in content if isinstance(content, list) else ():
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "text":
-                texts.append(_str(block.get("text")))
+                texts.append(string_or_empty(block.get("text")))
             elif kind == "thinking":
-                texts.append(_str(block.get("thinking")))
+                texts.append(string_or_empty(block.get("thinking")))
             elif kind == "toolCall":
-                texts.append(_str(block.get("name")) + js_stringify(block.get("arguments")))
+                name = string_or_empty(block.get("name"))
+                texts.append(name + js_stringify(block.get("arguments")))
         return texts, 0
     if role in ("custom", "toolResult"):
         return texts, text_blocks(message.get("content"), texts)
     if role == "bashExecution":
-        return [_str(message.get("command")), _str(message.get("output"))], 0
+        return [string_or_empty(message.get("command")), string_or_empty(message.get("output"))], 0
     if role in ("branchSummary", "compactionSummary"):
-        return [_str(message.get("summary"))], 0
+        return [string_or_empty(message.get("summary"))], 0
     return texts, 0
 
 
@@ -282,10 +268,6 @@ class TokenCounter:
             cached = self._counts[key] = self.estimator(message)
         return cached
 
-    def count_record(self, record: Record) -> int:
-        """Tokens of what an entry contributes before edits (0 for entries that add nothing)."""
-        return sum(self.count(record.id, m) for m in entry_messages(record))
-
     def count_projected(self, entry: Projected) -> int:
         """Tokens of a projected entry's messages (edited ones are counted, not cached)."""
         if entry.edited:
@@ -365,31 +347,25 @@ def should_compact(context_tokens: int, context_window: int, settings: Compactio
 
 
 def usage_known(store: SessionStore, leaf_id: str | None = None) -> bool:
-    """False while no assistant after the latest compaction on the path reported usage."""
+    """False while no assistant after the latest compaction on the path reported usage.
+
+    One walk up from the leaf: a compaction before any finished assistant, or above the latest
+    one when that reported no usage, makes it unknown.
+    """
     start = leaf_id if leaf_id is not None else store.leaf_id
     current = store.get(start) if start is not None else None
+    unreported = False
     while current is not None:
         if current.type == "compaction":
             return False
-        message = message_as(current, AssistantMessage)
+        message = None if unreported else message_as(current, AssistantMessage)
         if message is not None and message.get("stopReason") not in ("aborted", "error"):
             usage = assistant_usage(message)
             if usage is not None and calculate_context_tokens(usage) > 0:
                 return True
-            return not _compaction_above(store, current)
-        current = _parent(store, current)
+            unreported = True
+        current = store.get(current.parent_id) if current.parent_id is not None else None
     return True
-
-
-def _parent(store: SessionStore, record: Record) -> Record | None:
-    return store.get(record.parent_id) if record.parent_id is not None else None
-
-
-def _compaction_above(store: SessionStore, record: Record) -> bool:
-    current = _parent(store, record)
-    while current is not None and current.type != "compaction":
-        current = _parent(store, current)
-    return current is not None
 
 
 def context_usage(
