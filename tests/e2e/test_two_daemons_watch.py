@@ -13,16 +13,23 @@ from tests.deadlines import HANG
 from tests.e2e.rpc_checks import SLOW, assert_events_valid, call, exact_json, holding_slow_turns
 
 
-async def _external(editor: Any, entry_id: str, timeout: float = HANG) -> dict[str, Any]:
+async def _event(editor: Any, matches: Any, what: str, timeout: float = HANG) -> dict[str, Any]:
+    """The first event the editor received that ``matches``, waiting for it up to ``timeout``."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
         for e in editor.events:
-            ev = e["event"]
-            if ev["type"] == "entry_appended" and ev["entry"]["id"] == entry_id:
-                return ev  # type: ignore[no-any-return]
+            if matches(e["event"]):
+                return e["event"]  # type: ignore[no-any-return]
         if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"no entry_appended for {entry_id} in {timeout} s")
+            raise AssertionError(f"no {what} in {timeout} s")
         await asyncio.sleep(0.02)
+
+
+async def _external(editor: Any, entry_id: str) -> dict[str, Any]:
+    def appended(ev: dict[str, Any]) -> bool:
+        return ev["type"] == "entry_appended" and ev["entry"]["id"] == entry_id
+
+    return await _event(editor, appended, f"entry_appended for {entry_id}")
 
 
 async def test_the_idle_daemon_sees_the_other_daemons_entries_as_they_are_written(
@@ -48,6 +55,8 @@ async def test_the_idle_daemon_sees_the_other_daemons_entries_as_they_are_writte
         # B makes no request: the user entry A wrote reaches it while A's turn still runs
         seen = await _external(b, ack["userEntryId"])
         assert seen["external"] is True and seen["entry"]["role"] == "user"
+        # state_changed is its own notification, after the entry's: wait for it, not race it
+        await _event(b, lambda ev: ev["type"] == "state_changed", "state_changed")
         states = [e["event"]["state"] for e in b.events if e["event"]["type"] == "state_changed"]
         assert states and states[-1]["leafId"] == ack["userEntryId"]
     finally:
